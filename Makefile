@@ -1,0 +1,45 @@
+# Lantern: set-up, run and test. `make run` opens the app; `make test` runs the tests.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+COURSE := courses/esp32-starter
+BUNDLE := corpus_bundle/esp32-starter.sqlite
+MODELS_STAMP := models/.verified
+
+.PHONY: setup models bundle run test clean
+
+setup: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# llama-cpp-python comes from a portable-CPU wheel built once per machine and cached
+# (scripts/llama_wheel.sh); everything else from the package index.
+$(STAMP): pyproject.toml scripts/llama_wheel.sh | $(BIN)/python
+	wheel="$$(PYTHON=$(BIN)/python scripts/llama_wheel.sh)" && $(BIN)/python -m pip install --quiet --no-deps --force-reinstall "$$wheel"
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+$(MODELS_STAMP): models/manifest.json scripts/fetch_models.py | $(STAMP)
+	$(BIN)/python scripts/fetch_models.py
+	touch $(MODELS_STAMP)
+
+models: $(MODELS_STAMP)
+
+$(BUNDLE): $(MODELS_STAMP) $(shell find $(COURSE) -type f 2>/dev/null)
+	$(BIN)/lantern build $(COURSE) -o $(BUNDLE) --title "ESP32 Starter Lab"
+
+bundle: $(BUNDLE)
+
+run: $(BUNDLE)
+	$(BIN)/lantern --bundle $(BUNDLE)
+
+# pytest exits 5 when it collected no tests: that is a failure here, not a pass.
+test: $(BUNDLE)
+	$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+clean:
+	rm -rf $(VENV) $(BUNDLE) models/.verified

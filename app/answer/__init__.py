@@ -1,0 +1,1 @@
+"""Turn retrieved passages into a short, cited answer (or an honest refusal)."""

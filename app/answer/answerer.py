@@ -1,0 +1,133 @@
+"""The answerer: screen the question, retrieve, gate, budget, generate, check citations.
+
+States (DESIGN.md): ``answered`` (the model's answer with checked, supported
+citations), ``extractive`` (the best passages' sentences, cited, when the model is
+missing or its answer could not be checked), ``not-covered`` (the evidence gate found no
+strong evidence; the nearest sections are listed and the model is not asked),
+``declined-off-topic`` and ``declined-injection``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import QuestionError
+from ..records import Answer, Passage
+from ..retrieval.retriever import Retriever
+from .citations import check_citations
+from .extractive import extractive_answer, support
+from .guard import injection_kind, is_off_topic, strip_soft_injection
+from .llm import ChatModel
+from .prompt import build_messages, clean_history
+
+SEARCH_ONLY = "search-only"
+MAX_QUESTION_CHARS = 2000
+#: An answer sentence set must share at least this share of its words with the passages it cites.
+MIN_SUPPORT = 0.6
+
+NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
+OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about the course guides, "
+                  "so I'll leave it there; ask me anything about the lessons.")
+INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
+                  "and setup private. Ask me about the lessons and I'll point you to the right guide.")
+EXTRACTIVE_NOTE = "From the guides (the most relevant passages):"
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """At most ``max_passages`` chunks and ``max_chars`` characters of source text per prompt;
+    ``answer_tokens`` is the most the model may write."""
+
+    max_passages: int = 6
+    max_chars: int = 4000
+    answer_tokens: int = 200
+
+
+class Assistant:
+    """Answers questions from one bundle. ``llm=None`` runs in the ``search-only`` state."""
+
+    def __init__(self, retriever: Retriever, llm: ChatModel | None, budget: ContextBudget | None = None) -> None:
+        self.retriever = retriever
+        self.llm = llm
+        self.budget = budget or ContextBudget()
+        self._titles = {s.path: s.title for s in retriever.bundle.sources()}
+
+    @property
+    def degraded(self) -> tuple[str, ...]:
+        return self.retriever.degraded + (() if self.llm is not None else (SEARCH_ONLY,))
+
+    @property
+    def model_name(self) -> str:
+        return self.llm.name if self.llm is not None else ""
+
+    def select_passages(self, hits) -> list[Passage]:
+        """The first hits that fit the budget, numbered from 1 in rank order."""
+        chosen, used = [], 0
+        for hit in hits:
+            if len(chosen) >= self.budget.max_passages:
+                break
+            if chosen and used + len(hit.text) > self.budget.max_chars:
+                continue
+            chosen.append(hit)
+            used += len(hit.text)
+        return [Passage(n, h) for n, h in enumerate(chosen, 1)]
+
+    def answer(self, question: str, history: list[dict] | None = None, *,
+               on_passages: Callable[[list[Passage]], None] | None = None,
+               on_token: Callable[[str], None] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> Answer:
+        """Answer one question. Raises :class:`QuestionError` for an empty or over-long question."""
+        question = (question or "").strip()
+        if not question:
+            raise QuestionError("The question is empty; type a question about the course.")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise QuestionError(f"The question is {len(question):,} characters long; the limit is "
+                                f"{MAX_QUESTION_CHARS:,}. Shorten it to the part you need answered.")
+        version = self.retriever.bundle.corpus_version
+        started = time.perf_counter()
+
+        def done(state: str, text: str, passages=(), citations=(), timings=None) -> Answer:
+            t = dict(timings or {})
+            t["total"] = (time.perf_counter() - started) * 1000
+            return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
+                          corpus_version=version, model=self.model_name, degraded=self.degraded, timings_ms=t)
+
+        kind = injection_kind(question)
+        if kind == "hard":
+            return done("declined-injection", INJECTION_TEXT)
+        if kind == "soft":
+            question = strip_soft_injection(question) or question
+        if is_off_topic(question):
+            return done("declined-off-topic", OFF_TOPIC_TEXT)
+
+        history = clean_history(history)
+        retrieval = self.retriever.search(question, k=10, history=history)
+        timings = dict(retrieval.timings_ms)
+        if not retrieval.has_evidence or not retrieval.hits:
+            nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
+            return done("not-covered", NOT_COVERED_TEXT, nearest, (), timings)
+
+        passages = self.select_passages(retrieval.hits)
+        if on_passages is not None:
+            on_passages(passages)
+        if self.llm is not None:
+            messages = build_messages(question, passages, self._titles, history)
+            t0 = time.perf_counter()
+            pieces: list[str] = []
+            for piece in self.llm.stream(messages, self.budget.answer_tokens, should_stop):
+                if not pieces:
+                    timings["first_token"] = (time.perf_counter() - t0) * 1000
+                pieces.append(piece)
+                if on_token is not None:
+                    on_token(piece)
+            timings["generate"] = (time.perf_counter() - t0) * 1000
+            text, cited_numbers = check_citations("".join(pieces), len(passages))
+            cited = [passages[n - 1] for n in cited_numbers]
+            if cited and support(text, cited) >= MIN_SUPPORT:
+                return done("answered", text, passages, cited, timings)
+        text, cited = extractive_answer(retrieval.query, passages)
+        if not cited:
+            return done("not-covered", NOT_COVERED_TEXT, passages[:3], (), timings)
+        return done("extractive", f"{EXTRACTIVE_NOTE}\n\n{text}", passages, cited, timings)

@@ -1,0 +1,74 @@
+"""Extractive answers: the most relevant sentences of the top passages, each cited.
+
+Used when the model is missing (``search-only``) or its answer carries no valid,
+supported citation. Sentences are scored by how many of the question's words they
+contain (best variant per word, as in the lexical leg); headings, code fences, table
+rules and image lines are not sentences.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..records import Passage
+from ..retrieval.tokenize import document_tokens, query_words
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"(])")
+_NOT_PROSE = re.compile(r"^\s*(#{1,6}\s|```|~~~|\|?\s*:?-{3,}|!\[|<)")
+MAX_SENTENCE_CHARS = 400
+
+
+def _sentences(text: str) -> list[str]:
+    lines, in_fence = [], False
+    for line in text.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or _NOT_PROSE.match(line) or not line.strip():
+            lines.append("\n")
+            continue
+        lines.append(re.sub(r"^\s*([-*+]|\d+[.)])\s+", "", line).strip())
+    prose = " ".join(lines)
+    out = []
+    for block in prose.split("\n"):
+        for sentence in _SENTENCE_END.split(block.strip()):
+            sentence = " ".join(sentence.split())
+            if len(sentence) >= 20:
+                out.append(sentence[:MAX_SENTENCE_CHARS] + ("…" if len(sentence) > MAX_SENTENCE_CHARS else ""))
+    return out
+
+
+def _overlap(words: list[tuple[str, ...]], sentence: str) -> float:
+    tokens = set(document_tokens(sentence))
+    return sum(any(v in tokens for v in w) for w in words) / max(1, len(words))
+
+
+def extractive_answer(question: str, passages: list[Passage], max_passages: int = 3,
+                      per_passage: int = 2) -> tuple[str, list[Passage]]:
+    """``(answer text, cited passages)``: up to ``per_passage`` best sentences from each of the
+    first ``max_passages`` passages, in passage order, each followed by its ``[n]``."""
+    words = query_words(question)
+    lines: list[str] = []
+    cited: list[Passage] = []
+    for passage in passages[:max_passages]:
+        sentences = _sentences(passage.hit.text)
+        if not sentences:
+            continue
+        ranked = sorted(range(len(sentences)), key=lambda i: (-_overlap(words, sentences[i]), i))[:per_passage]
+        chosen = [sentences[i] for i in sorted(ranked)]
+        lines.append(" ".join(chosen) + f" [{passage.n}]")
+        cited.append(passage)
+    if not lines:
+        return "", []
+    return "\n\n".join(lines), cited
+
+
+def support(answer: str, passages: list[Passage]) -> float:
+    """Share (0..1, higher is better) of the answer's distinct words found in the given passages."""
+    words = query_words(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", answer))
+    if not words:
+        return 0.0
+    tokens: set[str] = set()
+    for p in passages:
+        tokens.update(document_tokens(f"{p.hit.heading}\n{p.hit.text}"))
+    return sum(any(v in tokens for v in w) for w in words) / len(words)

@@ -1,0 +1,1 @@
+"""The corpus bundle: one SQLite file per course (schema, builder, read-only reader)."""

@@ -1,0 +1,174 @@
+"""Open a corpus bundle read-only and answer the queries retrieval and the viewer need.
+
+The app never writes to a bundle. Opening checks that the file is a Lantern bundle of
+a schema this app can read; every failure is a :class:`BundleError` that names the
+file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import apsw
+import numpy as np
+
+from ..errors import BundleError
+from ..records import Heading
+from .schema import SCHEMA_VERSION, connect, quote_fts
+
+_REQUIRED_TABLES = {"meta", "sources", "headings", "chunks", "chunks_fts", "chunk_vectors", "assets", "lexical_index"}
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """One chunk as stored: ``span`` is ``(start, end)`` characters into the source text."""
+
+    chunk_id: int
+    key: str
+    source: str
+    heading: str
+    anchor: str
+    span: tuple[int, int]
+    text: str
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """One guide as stored in the bundle."""
+
+    path: str
+    title: str
+    kind: str
+    language: str
+
+
+class BundleReader:
+    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            raise BundleError(f"The course bundle {self.path} does not exist; build it with "
+                              "`lantern build COURSE_FOLDER -o BUNDLE` or choose another bundle.")
+        if not self.path.is_file():
+            raise BundleError(f"{self.path} is not a file; choose a course bundle (.sqlite) file.")
+        self._lock = threading.RLock()
+        try:
+            self._conn = connect(str(self.path), read_only=True)
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+        except apsw.Error as exc:
+            raise BundleError(f"{self.path} is not a readable course bundle ({exc.__class__.__name__}); "
+                              "rebuild it with `lantern build` or choose another file.") from exc
+        missing = _REQUIRED_TABLES - tables
+        if missing:
+            raise BundleError(f"{self.path} is not a Lantern course bundle (missing {', '.join(sorted(missing))}); "
+                              "rebuild it with `lantern build`.")
+        try:
+            self.meta: dict[str, str] = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        except apsw.Error as exc:
+            raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
+        schema = self.meta.get("schema_version", "?")
+        if schema != str(SCHEMA_VERSION):
+            raise BundleError(f"The course bundle {self.path} has schema version {schema}; this app reads version "
+                              f"{SCHEMA_VERSION}. Rebuild the bundle with this version of Lantern.")
+        for key in ("corpus_version", "embedding_model_id", "embedding_dim", "embedding_checksum"):
+            if key not in self.meta:
+                raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
+                                  "or foreign build); rebuild it with `lantern build`.")
+
+    # --- meta -------------------------------------------------------------------------
+    @property
+    def corpus_version(self) -> str:
+        return self.meta["corpus_version"]
+
+    @property
+    def title(self) -> str:
+        return self.meta.get("title", self.path.stem)
+
+    @property
+    def embedding_dim(self) -> int:
+        return int(self.meta["embedding_dim"])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except apsw.CorruptError as exc:
+                raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it.") from exc
+
+    # --- lexical ----------------------------------------------------------------------
+    @cached_property
+    def lexical_index(self):
+        """The BM25 index stored in the bundle (loaded on first use)."""
+        from ..retrieval.lexical import LexicalIndex
+
+        files = dict(self._query("SELECT name, data FROM lexical_index"))
+        if not files:
+            raise BundleError(f"The course bundle {self.path} has no lexical index; rebuild it with `lantern build`.")
+        return LexicalIndex(files)
+
+    def fts_phrase(self, phrase: str, k: int) -> list[int]:
+        """Chunk ids whose text contains ``phrase`` as an FTS5 phrase, best BM25 first (at most ``k``)."""
+        rows = self._query("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                           (quote_fts(phrase), k))
+        return [r[0] for r in rows]
+
+    # --- semantic ---------------------------------------------------------------------
+    def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """``k`` nearest chunks to a ``(dim,) float32`` unit vector: ``(chunk id, cosine distance)``,
+        nearest first (distance = 1 - cosine similarity; lower is closer)."""
+        blob = np.asarray(vector, dtype=np.float32).tobytes()
+        rows = self._query("SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ? "
+                           "ORDER BY distance", (blob, int(k)))
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    # --- rows -------------------------------------------------------------------------
+    def chunks(self, ids: list[int]) -> dict[int, ChunkRow]:
+        """Chunk rows by id (ids not in the bundle are absent from the result)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._query(
+            f"SELECT c.id, c.key, s.path, c.heading, c.anchor, c.start, c.end, c.text FROM chunks c "
+            f"JOIN sources s ON s.id = c.source_id WHERE c.id IN ({marks})", tuple(int(i) for i in ids))
+        return {r[0]: ChunkRow(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), r[7]) for r in rows}
+
+    def chunk_count(self) -> int:
+        return int(self._query("SELECT count(*) FROM chunks")[0][0])
+
+    def sources(self) -> list[SourceInfo]:
+        """Every guide, sorted by path."""
+        return [SourceInfo(*r) for r in self._query("SELECT path, title, kind, language FROM sources ORDER BY path")]
+
+    def source_text(self, path: str) -> str:
+        """The decoded text of one guide; raises :class:`BundleError` for an unknown path."""
+        rows = self._query("SELECT text FROM sources WHERE path = ?", (path,))
+        if not rows:
+            raise BundleError(f"The guide {path} is not in the course bundle {self.path.name}.")
+        return rows[0][0]
+
+    def source_title(self, path: str) -> str:
+        rows = self._query("SELECT title FROM sources WHERE path = ?", (path,))
+        return rows[0][0] if rows else path
+
+    def headings(self, path: str) -> list[Heading]:
+        """Headings of one guide in document order."""
+        rows = self._query("SELECT h.level, h.text, h.anchor, h.start FROM headings h JOIN sources s "
+                           "ON s.id = h.source_id WHERE s.path = ? ORDER BY h.start", (path,))
+        return [Heading(*r) for r in rows]
+
+    def asset(self, path: str) -> tuple[str, bytes] | None:
+        """``(mime type, bytes)`` of an image stored in the bundle, or None."""
+        rows = self._query("SELECT mime, data FROM assets WHERE path = ?", (path,))
+        return (rows[0][0], bytes(rows[0][1])) if rows else None
+
+    def chunker_settings(self) -> dict:
+        return json.loads(self.meta.get("chunker", "{}"))

@@ -1,0 +1,73 @@
+"""Bundle schema (version 1) and the one place that opens SQLite with sqlite-vec.
+
+Tables (DESIGN.md, "The corpus bundle"):
+- ``meta(key, value)``: schema and corpus version, build time, chunker settings,
+  embedding model id/dimension/checksum, lexical index parameters, library versions;
+- ``sources``: one row per guide (path relative to the course root, title, kind,
+  language, sha256 and size in bytes of the file, decoded text for the viewer);
+- ``headings``: every heading of every guide (for the viewer and table of contents);
+- ``chunks``: chunk key, source, heading path, anchor, ordinal, character span,
+  text, indexed text and the sha256 of the indexed text;
+- ``chunks_fts``: FTS5 over (heading path, text), rowid = chunk id;
+- ``chunk_vectors``: sqlite-vec ``vec0`` of ``float[dim]`` embeddings, cosine distance;
+- ``assets``: images the guides reference (path, MIME type, bytes);
+- ``lexical_index``: the serialized bm25s index files.
+"""
+
+from __future__ import annotations
+
+import apsw
+import sqlite_vec
+
+SCHEMA_VERSION = 1
+
+
+def connect(path: str, *, read_only: bool) -> apsw.Connection:
+    """Open a bundle with the sqlite-vec extension loaded.
+
+    Read-only connections use ``mode=ro&immutable=1`` so a bundle on read-only media or
+    a shared folder opens without locks. Raises ``apsw.Error`` subclasses as apsw does.
+    """
+    from pathlib import Path
+
+    if read_only:
+        uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
+        conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    else:
+        conn = apsw.Connection(str(path))
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.enable_load_extension(False)
+    return conn
+
+
+def create_tables(conn: apsw.Connection, dim: int) -> None:
+    """Create the empty schema for embeddings of ``dim`` dimensions."""
+    conn.execute(f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, title TEXT NOT NULL, kind TEXT NOT NULL,
+            language TEXT NOT NULL, sha256 TEXT NOT NULL, size_bytes INTEGER NOT NULL, text TEXT NOT NULL);
+        CREATE TABLE headings (
+            source_id INTEGER NOT NULL REFERENCES sources(id), level INTEGER NOT NULL, text TEXT NOT NULL,
+            anchor TEXT NOT NULL, start INTEGER NOT NULL, PRIMARY KEY (source_id, anchor));
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, source_id INTEGER NOT NULL REFERENCES sources(id),
+            heading TEXT NOT NULL, anchor TEXT NOT NULL, ordinal INTEGER NOT NULL,
+            start INTEGER NOT NULL, end INTEGER NOT NULL, text TEXT NOT NULL, indexed_text TEXT NOT NULL,
+            sha256 TEXT NOT NULL);
+        CREATE INDEX chunks_source ON chunks(source_id);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, text, tokenize = 'unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE chunk_vectors USING vec0(embedding float[{int(dim)}] distance_metric=cosine);
+        CREATE TABLE assets (path TEXT PRIMARY KEY, mime TEXT NOT NULL, sha256 TEXT NOT NULL, data BLOB NOT NULL);
+        CREATE TABLE lexical_index (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+    """)
+
+
+def quote_fts(text: str) -> str:
+    """Quote user text as one FTS5 string (phrase): double quotes are doubled.
+
+    Used for every user-supplied string that reaches ``MATCH`` (cf. sqlite-utils'
+    ``quote_fts``), so ``C++``, ``AND``, ``"`` and ``-v`` are searched as text.
+    """
+    return '"' + text.replace('"', '""') + '"'

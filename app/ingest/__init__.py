@@ -1,0 +1,1 @@
+"""Read a course folder and cut its guides into chunks."""

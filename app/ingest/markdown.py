@@ -1,0 +1,88 @@
+"""Structure of a Markdown guide: top-level blocks and headings with character spans.
+
+Parsed with markdown-it-py (CommonMark plus GFM tables, front matter recognised and
+left out of the content). markdown-it reports line ranges; we convert them to
+character offsets into the *original* decoded text, counting ``\\r\\n``, ``\\r`` and
+``\\n`` as line breaks exactly as markdown-it's normalisation does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+#: markdown-it block token types and the block kind we call them.
+_KINDS = {
+    "heading_open": "heading", "paragraph_open": "paragraph", "fence": "code", "code_block": "code",
+    "table_open": "table", "bullet_list_open": "list", "ordered_list_open": "list",
+    "blockquote_open": "quote", "html_block": "html", "hr": "rule",
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    """A top-level block of a guide; ``start``/``end`` are character offsets (end exclusive)."""
+
+    kind: str
+    start: int
+    end: int
+    level: int = 0
+    heading: str = ""
+
+
+@lru_cache(maxsize=1)
+def parser() -> MarkdownIt:
+    """The shared CommonMark parser (tables enabled, front matter recognised)."""
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offset of the start of every line, plus ``len(text)`` at the end."""
+    starts = [0]
+    starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+    starts.append(len(text))
+    return starts
+
+
+def inline_text(token) -> str:
+    """Plain text of an inline token: text, code spans and image alt text, no markup."""
+    parts: list[str] = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type == "image":
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts).strip()
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """Top-level blocks of ``text`` in order, with headings' levels and plain text."""
+    tokens = parser().parse(text)
+    starts = line_starts(text)
+    last = len(starts) - 1
+    blocks: list[Block] = []
+    for i, token in enumerate(tokens):
+        if token.level != 0 or not token.map or token.type not in _KINDS:
+            continue
+        begin_line, end_line = token.map
+        start = starts[min(begin_line, last)]
+        end = starts[min(end_line, last)]
+        while end > start and text[end - 1] in "\r\n \t":
+            end -= 1
+        if end <= start:
+            continue
+        kind = _KINDS[token.type]
+        if kind == "heading":
+            title = inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            blocks.append(Block(kind, start, end, level=int(token.tag[1]), heading=title))
+        else:
+            blocks.append(Block(kind, start, end))
+    return blocks

@@ -1,0 +1,121 @@
+"""Walk a course folder and read the guides it holds.
+
+Which files are read (DESIGN.md, "Sources read"): Markdown, plain text and code
+samples with the extensions below; hidden files and folders, ``LICENSE*`` files and
+build output folders are skipped; ``include``/``exclude`` globs (matched against the
+POSIX path relative to the course root) change that. Invalid UTF-8 is decoded with
+U+FFFD replacement characters and reported as a warning; empty files are skipped with
+a note. Images referenced by guides are collected separately as assets.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import CourseFolderError
+from ..records import SourceDoc
+
+MARKDOWN_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
+TEXT_EXTENSIONS = {".txt": "text", ".rst": "text"}
+#: Code sample extensions and the language each is labelled with.
+CODE_EXTENSIONS = {
+    ".py": "python", ".ino": "arduino", ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp",
+    ".cc": "cpp", ".js": "javascript", ".ts": "typescript", ".cs": "csharp", ".java": "java",
+    ".go": "go", ".rs": "rust", ".sh": "bash", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
+    ".toml": "toml", ".ini": "ini",
+}
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+               ".svg": "image/svg+xml", ".webp": "image/webp"}
+SKIPPED_DIRS = {"node_modules", "build", "dist", "__pycache__", ".pio", "venv", ".venv", "site", "_build"}
+#: Files larger than this are skipped with a warning (bytes); guides are never this big.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class ReadReport:
+    """What reading a course folder found: documents, images, and notes for the user."""
+
+    documents: list[SourceDoc] = field(default_factory=list)
+    images: dict[str, Path] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _kind_of(path: Path) -> tuple[str, str] | None:
+    ext = path.suffix.lower()
+    if ext in MARKDOWN_EXTENSIONS:
+        return "markdown", ""
+    if ext in TEXT_EXTENSIONS:
+        return "text", ""
+    if ext in CODE_EXTENSIONS:
+        return "code", CODE_EXTENSIONS[ext]
+    return None
+
+
+def _matches(rel: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(Path(rel).name, p) for p in patterns)
+
+
+def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:
+    """Read every indexable file under ``root``, sorted by relative path.
+
+    Raises :class:`CourseFolderError` when ``root`` is missing, unreadable or holds
+    nothing indexable.
+    """
+    include = include or []
+    exclude = exclude or []
+    if not root.exists():
+        raise CourseFolderError(f"The course folder {root} does not exist; check the path you gave to `build`.")
+    if not root.is_dir():
+        raise CourseFolderError(f"{root} is a file, not a folder; give `build` the folder that holds the guides.")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
+    report = ReadReport()
+    candidates: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
+            f"{e.filename}: could not be listed ({e.strerror}); skipped")):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if name.startswith(".") or (name.upper().startswith("LICENSE") and not _matches(rel, include)):
+                continue
+            if exclude and _matches(rel, exclude):
+                continue
+            if path.suffix.lower() in IMAGE_TYPES:
+                report.images[rel] = path
+                continue
+            if _kind_of(path) is None and not (include and _matches(rel, include)):
+                continue
+            candidates.append((rel, path))
+    for rel, path in sorted(candidates):
+        kind, language = _kind_of(path) or ("text", "")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            report.warnings.append(f"{rel}: could not be read ({exc.strerror}); skipped")
+            continue
+        if len(data) > MAX_FILE_BYTES:
+            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit; skipped")
+            continue
+        if not data.strip():
+            report.notes.append(f"{rel}: empty file; skipped")
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
+                                   "decoded with replacement characters")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        report.documents.append(SourceDoc(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest(),
+                                          size_bytes=len(data), kind=kind, language=language))
+    if not report.documents:
+        raise CourseFolderError(f"The course folder {root} holds no guides Lantern can index "
+                                "(Markdown, text or code files); point `build` at the folder with the guides.")
+    return report

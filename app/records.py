@@ -1,0 +1,140 @@
+"""Frozen records passed between the stages: ingest -> bundle -> retrieval -> answer.
+
+Character spans are ``(start, end)`` offsets into the decoded source text (Python
+``str`` indices, end exclusive), as the bundle contract in DESIGN.md fixes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HEADING_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """One guide file read from the course folder.
+
+    ``path`` is relative to the course root with ``/`` separators; ``text`` is the
+    decoded text (invalid UTF-8 replaced by U+FFFD); ``kind`` is ``markdown``,
+    ``text`` or ``code``; ``language`` names a code sample's language.
+    """
+
+    path: str
+    text: str
+    sha256: str
+    size_bytes: int
+    kind: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading of a guide: level 1-6, plain text, GitHub-style anchor, character offset."""
+
+    level: int
+    text: str
+    anchor: str
+    start: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable unit of a guide.
+
+    ``key`` is ``<source path>#<anchor>:<ordinal>``; ``heading_path`` lists the headings
+    from the top down; ``text`` is ``source.text[start:end]`` (the guide's own words);
+    ``indexed_text`` adds the guide title and heading path, and is what BM25 and the
+    embedding model see.
+    """
+
+    key: str
+    source: str
+    heading_path: tuple[str, ...]
+    anchor: str
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    indexed_text: str
+    sha256: str
+
+    @property
+    def heading(self) -> str:
+        """The heading path joined with `` › `` (empty for text before the first heading)."""
+        return HEADING_SEPARATOR.join(self.heading_path)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked retrieval result; ``score`` is the fused score, higher is better.
+
+    ``lexical_rank`` / ``semantic_rank`` are 1-based ranks in each leg (None when the
+    chunk was not among that leg's candidates); ``similarity`` is the cosine
+    similarity of query and chunk embeddings in [-1, 1] (None in keyword-only mode).
+    """
+
+    chunk_id: int
+    key: str
+    source: str
+    heading: str
+    anchor: str
+    span: tuple[int, int]
+    text: str
+    score: float
+    lexical_rank: int | None = None
+    semantic_rank: int | None = None
+    similarity: float | None = None
+    exact_match: bool = False
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk sent to the model (or shown in an extractive answer), numbered from 1."""
+
+    n: int
+    hit: Hit
+
+    def as_json(self) -> dict:
+        """The ``sources``/``citations`` entry of the ``ask --json`` contract."""
+        return {
+            "n": self.n,
+            "source": self.hit.source,
+            "heading": self.hit.heading,
+            "anchor": self.hit.anchor,
+            "chunk_key": self.hit.key,
+            "span": [self.hit.span[0], self.hit.span[1]],
+        }
+
+
+ANSWER_STATES = ("answered", "extractive", "not-covered", "declined-off-topic", "declined-injection")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The outcome of one question, pinned to one corpus version.
+
+    ``state`` is one of :data:`ANSWER_STATES`; ``citations`` are the passages the answer
+    cites that passed the citation check (a subset of ``passages``, same numbers).
+    """
+
+    state: str
+    text: str
+    passages: tuple[Passage, ...]
+    citations: tuple[Passage, ...]
+    corpus_version: str
+    model: str
+    degraded: tuple[str, ...] = field(default_factory=tuple)
+    timings_ms: dict = field(default_factory=dict, compare=False)
+
+    def as_json(self) -> dict:
+        """The ``ask --json`` document of DESIGN.md."""
+        return {
+            "state": self.state,
+            "degraded": list(self.degraded),
+            "answer": self.text,
+            "citations": [p.as_json() for p in self.citations],
+            "sources": [p.as_json() for p in self.passages],
+            "corpus_version": self.corpus_version,
+            "model": self.model,
+        }

@@ -1,0 +1,1 @@
+"""Find the chunks that answer a question: BM25 + embeddings, fused, gated, budgeted."""

@@ -1,0 +1,45 @@
+"""Exact identifiers in a question: function names, pins, flags, paths, error strings.
+
+These are searched as FTS5 phrases so a chunk that contains them verbatim is always
+among the candidates, however BM25 and the embedding rank it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUOTED = re.compile(r"`([^`]{2,200})`|\"([^\"]{3,200})\"|“([^”]{3,200})”")
+_TOKEN = re.compile(r"[^\s`\"“”,;!?()\[\]{}]+(?:\([^\s)]*\))?")
+
+
+def _looks_like_identifier(token: str) -> bool:
+    """True for code-shaped tokens: camelCase, snake_case, ``--flags``, ``key=value``,
+    paths, calls ``f(x)``, dotted names, and letter-digit mixes such as ``D0`` or ``ESP32``."""
+    core = token.strip(".:'’")
+    if len(core) < 2:
+        return False
+    if re.search(r"[a-z]{2,}[A-Z]", core):  # camelCase (not IoT, WiFi, CoAP)
+        return True
+    if any(mark in core for mark in ("_", "=", "/", "(", "::")) or core.startswith("-"):
+        return True
+    if re.search(r"\w\.\w", core):  # dotted names: Arduino.h, client.loop
+        return True
+    return bool(re.fullmatch(r"[A-Za-z]+\d+[A-Za-z0-9]*|0x[0-9A-Fa-f]+", core))
+
+
+def extract_identifiers(question: str, limit: int = 6) -> list[str]:
+    """Quoted spans and identifier-shaped tokens of ``question``, in order, de-duplicated."""
+    found: list[str] = []
+    for match in _QUOTED.finditer(question):
+        span = next(g for g in match.groups() if g)
+        found.append(span.strip())
+    unquoted = _QUOTED.sub(" ", question)
+    for match in _TOKEN.finditer(unquoted):
+        token = match.group().strip(".:'’")
+        if _looks_like_identifier(token):
+            found.append(token)
+    out: list[str] = []
+    for item in found:
+        if item and item.lower() not in {o.lower() for o in out}:
+            out.append(item)
+    return out[:limit]

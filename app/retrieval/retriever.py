@@ -1,0 +1,137 @@
+"""The retriever: lexical leg + semantic leg + exact identifiers -> fusion -> evidence gate.
+
+Each leg has its own candidate allowance so one cannot crowd out the other; chunks
+that contain an identifier from the question verbatim (FTS5 phrase match) are always
+candidates. A follow-up question is retrieved together with the previous user turn.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..bundle.reader import BundleReader
+from ..embedding import Embedder
+from ..records import Hit
+from .fusion import reciprocal_rank_fusion
+from .identifiers import extract_identifiers
+
+LEXICAL_CANDIDATES = 24
+SEMANTIC_CANDIDATES = 24
+EXACT_CANDIDATES = 8
+
+#: Evidence gate: a question has strong evidence when its best chunk's cosine similarity
+#: reaches this value, or a chunk contains one of its identifiers verbatim. Calibrated on
+#: the IoT-for-Beginners question set (see docs/retrieval.md); keyword-only mode, which
+#: has no similarity, uses the lexical coverage of the best chunk instead.
+MIN_SIMILARITY = 0.40
+MIN_LEXICAL_COVERAGE = 0.6
+
+KEYWORD_ONLY = "keyword-only"
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Hits best first (``score`` = fused RRF score, higher is better), and what the gate decided."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    has_evidence: bool
+    degraded: tuple[str, ...] = ()
+    timings_ms: dict = field(default_factory=dict, compare=False)
+
+
+def retrieval_query(question: str, history: list[dict] | None) -> str:
+    """The text retrieved for: the question, preceded by the previous user turn when there is one."""
+    previous = [m["content"] for m in (history or []) if m.get("role") == "user" and m.get("content")]
+    return f"{previous[-1]}\n{question}" if previous else question
+
+
+class Retriever:
+    """Retrieval over one bundle. ``embedder=None`` (or an embedder that does not match the
+    bundle's model) runs in the named degraded state ``keyword-only``."""
+
+    def __init__(self, bundle: BundleReader, embedder: Embedder | None) -> None:
+        self.bundle = bundle
+        self.degraded_reason = ""
+        if embedder is None:
+            self.degraded_reason = "the embedding model is not available"
+        elif (embedder.model_id, embedder.dim) != (bundle.meta["embedding_model_id"], bundle.embedding_dim) \
+                or embedder.checksum != bundle.meta["embedding_checksum"]:
+            self.degraded_reason = (f"the bundle was built with {bundle.meta['embedding_model_id']} "
+                                    f"({bundle.embedding_dim} dims, sha256 {bundle.meta['embedding_checksum'][:12]}…); "
+                                    f"this app has {embedder.model_id} ({embedder.dim} dims, sha256 {embedder.checksum[:12]}…)")
+            embedder = None
+        self.embedder = embedder
+
+    @property
+    def degraded(self) -> tuple[str, ...]:
+        return (KEYWORD_ONLY,) if self.embedder is None else ()
+
+    def search(self, question: str, k: int = 10, history: list[dict] | None = None) -> Retrieval:
+        """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits."""
+        timings: dict[str, float] = {}
+        query = retrieval_query(question, history)
+
+        t0 = time.perf_counter()
+        lexical = self.bundle.lexical_index
+        scores = lexical.scores(query)
+        top = np.argsort(-scores, kind="stable")[:LEXICAL_CANDIDATES]
+        lexical_ids = [int(i) + 1 for i in top if scores[i] > 0]
+        timings["lexical"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        exact_ids: list[int] = []
+        for phrase in extract_identifiers(question):
+            for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
+                if cid not in exact_ids:
+                    exact_ids.append(cid)
+        exact_ids = exact_ids[:EXACT_CANDIDATES]
+        timings["exact"] = (time.perf_counter() - t0) * 1000
+
+        semantic: list[tuple[int, float]] = []
+        if self.embedder is not None:
+            t0 = time.perf_counter()
+            vector = self.embedder.embed([query])[0]
+            timings["embed"] = (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            semantic = self.bundle.knn(vector, SEMANTIC_CANDIDATES)
+            timings["semantic"] = (time.perf_counter() - t0) * 1000
+        semantic_ids = [cid for cid, _ in semantic]
+        similarity = {cid: 1.0 - dist for cid, dist in semantic}
+
+        t0 = time.perf_counter()
+        fused = reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids])[:k]
+        rows = self.bundle.chunks([cid for cid, _ in fused])
+        lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
+        semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
+        exact = set(exact_ids)
+        hits = tuple(
+            Hit(chunk_id=cid, key=rows[cid].key, source=rows[cid].source, heading=rows[cid].heading,
+                anchor=rows[cid].anchor, span=rows[cid].span, text=rows[cid].text, score=float(score),
+                lexical_rank=lexical_rank.get(cid), semantic_rank=semantic_rank.get(cid),
+                similarity=similarity.get(cid), exact_match=cid in exact)
+            for cid, score in fused if cid in rows)
+        timings["fusion"] = (time.perf_counter() - t0) * 1000
+
+        if self.embedder is not None:
+            best_similarity = max(similarity.values(), default=0.0)
+            has_evidence = best_similarity >= MIN_SIMILARITY or bool(exact_ids)
+        else:
+            has_evidence = bool(exact_ids) or self._best_coverage(query, lexical_ids) >= MIN_LEXICAL_COVERAGE
+        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded, timings_ms=timings)
+
+    def _best_coverage(self, query: str, lexical_ids: list[int]) -> float:
+        """Share of the query's words found in the best lexical chunk (0..1)."""
+        from .tokenize import document_tokens, query_words
+
+        if not lexical_ids:
+            return 0.0
+        words = query_words(query)
+        row = self.bundle.chunks([lexical_ids[0]]).get(lexical_ids[0])
+        if not words or row is None:
+            return 0.0
+        tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
+        return sum(any(v in tokens for v in w) for w in words) / len(words)

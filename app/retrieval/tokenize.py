@@ -1,0 +1,77 @@
+"""Lexical tokenizer: written words, their variants, Snowball stems.
+
+Each written word (a run of word characters joined by ``-``, ``.``, ``_`` or ``'``)
+yields a small set of *variants*: the word itself, the word with its joiners removed,
+its parts, and the parts of a camelCase identifier, all lower-cased and stemmed with
+the Snowball English stemmer. ``wi-fi`` gives ``wi-fi``, ``wifi``, ``wi``, ``fi``;
+``GroveLightSensor`` gives ``grovelightsensor``, ``grove``, ``light``, ``sensor``.
+Documents are indexed with every variant; a query keeps the variants grouped by
+written word so the scorer can count only the best variant of each word.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bm25s.stopwords import STOPWORDS_EN
+from py_rust_stemmers import SnowballStemmer
+
+#: Bump when tokenization changes: bundles record it and the reader rebuilds nothing silently.
+TOKENIZER_VERSION = 1
+
+_WORD = re.compile(r"\w+(?:[-.'’]\w+)*", re.UNICODE)
+_JOINERS = re.compile(r"[-.'’_]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_STOP = frozenset(STOPWORDS_EN)
+_stemmer = SnowballStemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(token: str) -> str:
+    return _stemmer.stem_word(token)
+
+
+@lru_cache(maxsize=200_000)
+def word_variants(word: str) -> tuple[str, ...]:
+    """The stemmed variants of one written word (empty for a stopword); first is the word itself."""
+    lower = word.lower()
+    if lower in _STOP:
+        return ()
+    found: list[str] = [lower]
+    parts = [p for p in _JOINERS.split(word) if p]
+    if len(parts) > 1:
+        found.append("".join(parts).lower())
+    for part in parts:
+        camel = _CAMEL.findall(part)
+        pieces = [part] + (camel if len(camel) > 1 else [])
+        for piece in pieces:
+            p = piece.lower()
+            if p and p not in _STOP:
+                found.append(p)
+    out: list[str] = []
+    for token in found:
+        stemmed = _stem(token) if token.isalpha() else token
+        if stemmed not in out:
+            out.append(stemmed)
+    return tuple(out)
+
+
+def query_words(text: str) -> list[tuple[str, ...]]:
+    """One variant tuple per distinct written word of a query, stopwords dropped."""
+    seen: set[tuple[str, ...]] = set()
+    words: list[tuple[str, ...]] = []
+    for match in _WORD.finditer(text):
+        variants = word_variants(match.group())
+        if variants and variants not in seen:
+            seen.add(variants)
+            words.append(variants)
+    return words
+
+
+def document_tokens(text: str) -> list[str]:
+    """Every variant of every word of a document, in order (BM25 counts repeats)."""
+    tokens: list[str] = []
+    for match in _WORD.finditer(text):
+        tokens.extend(word_variants(match.group()))
+    return tokens

@@ -1,0 +1,100 @@
+"""Shared fixtures: the small course written here, fakes, and the real material in ../shared."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.bundle.builder import build_bundle
+from app.bundle.reader import BundleReader
+
+from .fakes import FakeEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+OLED_GUIDE = """# Lesson 4: OLED display
+
+The OLED shows text over I2C.
+
+## Wiring
+
+Connect SDA to GPIO 21 and SCL to GPIO 22.
+
+![Wiring](../images/wiring.svg)
+
+## Troubleshooting
+
+### Blank display
+
+If the display stays blank, check the I2C address: most modules use 0x3C, some use 0x3D.
+Run the scanner sketch to find it. Call `display.display()` after drawing.
+
+### Blank display
+
+A second section with the same heading gets a numbered anchor.
+"""
+
+LED_GUIDE = """# Lesson 1: Blink
+
+Blink the onboard LED on GPIO 2 with `digitalWrite`.
+
+## The code
+
+Upload this sketch:
+
+```cpp
+void setup() { pinMode(2, OUTPUT); }
+void loop() { digitalWrite(2, HIGH); delay(500); digitalWrite(2, LOW); delay(500); }
+```
+
+## Wi-Fi note
+
+The wi-fi radio is not used in this lesson.
+"""
+
+
+@pytest.fixture()
+def course(tmp_path: Path) -> Path:
+    """A tiny course folder: two guides, an image, an empty file, a hidden folder, a licence."""
+    root = tmp_path / "course"
+    (root / "lessons").mkdir(parents=True)
+    (root / "images").mkdir()
+    (root / ".git").mkdir()
+    (root / "lessons" / "oled.md").write_text(OLED_GUIDE, encoding="utf-8")
+    (root / "lessons" / "blink.md").write_text(LED_GUIDE, encoding="utf-8")
+    (root / "images" / "wiring.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>', encoding="utf-8")
+    (root / "empty.md").write_text("", encoding="utf-8")
+    (root / "LICENSE").write_text("MIT", encoding="utf-8")
+    (root / ".git" / "config.md").write_text("# hidden", encoding="utf-8")
+    return root
+
+
+@pytest.fixture()
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture()
+def bundle_path(course: Path, tmp_path: Path, fake_embedder: FakeEmbedder) -> Path:
+    out = tmp_path / "out" / "course.sqlite"
+    build_bundle(course, out, fake_embedder, title="Test course")
+    return out
+
+
+@pytest.fixture()
+def bundle(bundle_path: Path):
+    reader = BundleReader(bundle_path)
+    yield reader
+    reader.close()
+
+
+def shared_dir() -> Path:
+    """../shared, or a skip (an error under CI, where it must be present)."""
+    if not SHARED.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{SHARED} is missing: CI must run with ../shared beside the repository.")
+        pytest.skip(f"{SHARED} is not present (shared course material is only available to the Lantern team).")
+    return SHARED

@@ -1,0 +1,96 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from app.bundle.builder import build_bundle
+from app.bundle.reader import BundleReader
+from app.errors import BundleError, CourseFolderError
+
+from .fakes import FakeEmbedder
+
+
+def test_bundle_holds_sources_chunks_indexes_and_assets(bundle):
+    paths = [s.path for s in bundle.sources()]
+    assert paths == ["lessons/blink.md", "lessons/oled.md"]  # empty, hidden and LICENSE files skipped
+    n = bundle.chunk_count()
+    assert n > 0
+    counts = bundle._query("SELECT (SELECT count(*) FROM chunks_fts), (SELECT count(*) FROM chunk_vectors)")[0]
+    assert counts == (n, n)
+    mime, data = bundle.asset("images/wiring.svg")
+    assert mime == "image/svg+xml" and data.startswith(b"<svg")
+    assert [h.anchor for h in bundle.headings("lessons/oled.md")] == [
+        "lesson-4-oled-display", "wiring", "troubleshooting", "blank-display", "blank-display-1"]
+    assert bundle.meta["embedding_model_id"] == "fake/bag-of-words"
+
+
+def test_corpus_version_is_reproducible_and_tracks_renames(course, tmp_path):
+    a = build_bundle(course, tmp_path / "a.sqlite", FakeEmbedder())
+    b = build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder())
+    assert a.corpus_version == b.corpus_version
+    guide = course / "lessons" / "oled.md"
+    guide.write_text(guide.read_text().replace("## Wiring", "## Connections"), encoding="utf-8")
+    c = build_bundle(course, tmp_path / "c.sqlite", FakeEmbedder())
+    assert c.corpus_version != a.corpus_version
+
+
+def test_failed_build_leaves_the_previous_bundle_untouched(course, tmp_path):
+    out = tmp_path / "bundles" / "course.sqlite"
+    build_bundle(course, out, FakeEmbedder())
+    before = out.read_bytes()
+
+    class Broken(FakeEmbedder):
+        def embed(self, texts):
+            raise RuntimeError("embedding crashed")
+
+    (course / "lessons" / "new.md").write_text("# New\n\nMore text.", encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        build_bundle(course, out, Broken())
+    assert out.read_bytes() == before
+    assert [p.name for p in out.parent.iterdir()] == ["course.sqlite"]  # no temporary file left behind
+
+
+def test_missing_and_empty_course_folders_are_clear_errors(tmp_path):
+    with pytest.raises(CourseFolderError, match="does not exist"):
+        build_bundle(tmp_path / "nope", tmp_path / "x.sqlite", FakeEmbedder())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("   \n", encoding="utf-8")
+    with pytest.raises(CourseFolderError, match="no guides"):
+        build_bundle(empty, tmp_path / "x.sqlite", FakeEmbedder())
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_invalid_utf8_is_replaced_and_reported(course, tmp_path):
+    (course / "bad.md").write_bytes(b"# Bad\n\nCaf\xe9 readings \xff here.\n")
+    report = build_bundle(course, tmp_path / "x.sqlite", FakeEmbedder())
+    assert any("bad.md" in w and "UTF-8" in w for w in report.warnings)
+    assert any("empty.md" in n for n in report.notes)
+    reader = BundleReader(tmp_path / "x.sqlite")
+    assert "\ufffd" in reader.source_text("bad.md")
+
+
+def test_corrupted_or_foreign_bundles_are_refused(tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(BundleError, match="not a readable course bundle"):
+        BundleReader(junk)
+    with pytest.raises(BundleError, match="does not exist"):
+        BundleReader(tmp_path / "missing.sqlite")
+    import apsw
+
+    other = tmp_path / "other.sqlite"
+    conn = apsw.Connection(str(other))
+    conn.execute("CREATE TABLE t(x)")
+    conn.close()
+    with pytest.raises(BundleError, match="not a Lantern course bundle"):
+        BundleReader(other)
+
+
+def test_bundle_is_opened_read_only(bundle_path):
+    before = os.stat(bundle_path).st_mtime_ns, bundle_path.read_bytes()
+    reader = BundleReader(bundle_path)
+    with pytest.raises(Exception):
+        reader._conn.execute("DELETE FROM chunks")
+    reader.close()
+    assert (os.stat(bundle_path).st_mtime_ns, bundle_path.read_bytes()) == before

@@ -1,0 +1,82 @@
+"""End to end on the real small models and real courses (marked ``real``; `make test` runs them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+
+from .conftest import ROOT, shared_dir
+
+pytestmark = pytest.mark.real
+
+DEMO_BUNDLE = ROOT / "corpus_bundle" / "esp32-starter.sqlite"
+
+
+def _models_present() -> None:
+    from app.config import load_manifest, models_dir
+
+    missing = [f["path"] for f in load_manifest()["files"] if not (models_dir() / f["path"]).is_file()]
+    if missing:
+        pytest.skip(f"model files missing ({', '.join(missing)}); run `make models`")
+
+
+def _run_json(capsys, argv: list[str]) -> dict:
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory) -> Path:
+    _models_present()
+    if DEMO_BUNDLE.is_file():
+        return DEMO_BUNDLE
+    out = tmp_path_factory.mktemp("demo") / "esp32-starter.sqlite"
+    assert main(["build", str(ROOT / "courses" / "esp32-starter"), "-o", str(out)]) == 0
+    return out
+
+
+def test_demo_course_answer_cites_the_oled_guide(capsys, demo_bundle):
+    doc = _run_json(capsys, ["ask", "--bundle", str(demo_bundle), "--json",
+                             "My OLED display stays blank after upload. What should I check?"])
+    assert doc["state"] in ("answered", "extractive")
+    assert doc["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf" and doc["degraded"] == []
+    assert any(c["source"] == "lessons/04-oled-i2c/README.md" for c in doc["citations"])
+    for c in doc["citations"]:
+        assert c in doc["sources"]  # cited entries are sent entries, same numbers and fields
+
+
+def test_demo_course_declines_and_not_covered(capsys, demo_bundle):
+    poem = _run_json(capsys, ["ask", "--bundle", str(demo_bundle), "--json", "Write me a poem about the sea."])
+    assert poem["state"] == "declined-off-topic" and poem["citations"] == []
+    search = _run_json(capsys, ["search", "--bundle", str(demo_bundle), "--json", "ledcAttach PWM fade"])
+    assert search["hits"][0]["source"] == "lessons/02-pwm-fade/README.md"
+
+
+@pytest.fixture(scope="module")
+def iot_bundle(tmp_path_factory) -> Path:
+    _models_present()
+    course = shared_dir() / "corpora" / "iot-for-beginners"
+    out = tmp_path_factory.mktemp("iot") / "iot.sqlite"
+    assert main(["build", str(course), "-o", str(out), "--title", "IoT for Beginners"]) == 0
+    return out
+
+
+def test_iot_identifier_and_named_lesson_questions_cite_an_expected_source(capsys, iot_bundle):
+    questions = [json.loads(line) for line in
+                 (shared_dir() / "corpora" / "iot-for-beginners.eval.jsonl").read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    chosen = [q for q in questions if q["class"] in ("identifier", "named-lesson") and q["expect"] == "answer"]
+    assert len(chosen) == 18
+    good = []
+    for q in chosen:
+        doc = _run_json(capsys, ["ask", "--bundle", str(iot_bundle), "--json", q["question"]])
+        if any(c["source"] in q["expected_sources"] for c in doc["citations"]):
+            good.append(q["id"])
+    print(f"{len(good)} of {len(chosen)} cite an expected source: {good}")
+    assert len(good) >= 8

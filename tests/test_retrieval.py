@@ -1,0 +1,92 @@
+import numpy as np
+import pytest
+
+from app.bundle.schema import quote_fts
+from app.retrieval.fusion import reciprocal_rank_fusion
+from app.retrieval.identifiers import extract_identifiers
+from app.retrieval.lexical import LexicalIndex, build_index
+from app.retrieval.retriever import KEYWORD_ONLY, Retriever
+from app.retrieval.tokenize import query_words
+
+from .fakes import FakeEmbedder
+
+
+def test_best_variant_per_word_counts_a_hyphenated_word_once():
+    # Doc 1 holds every variant of "wi-fi"; doc 2 holds "wi-fi" and "router". A query for
+    # "wi-fi router" must prefer doc 2, which matches both written words.
+    index = LexicalIndex(build_index(["wi-fi wifi wi fi setup", "wi-fi router setup", "unrelated text here"]))
+    scores = index.scores("wi-fi router")
+    assert scores[1] > scores[0] > 0
+    assert query_words("wi-fi")[0] == ("wi-fi", "wifi", "wi", "fi")
+
+
+def test_coverage_scaling_keeps_full_score_only_for_full_coverage():
+    index = LexicalIndex(build_index(["alpha beta gamma", "alpha", "delta epsilon"]))
+    full = index.scores("alpha beta gamma")
+    single = index.scores("alpha")
+    # Doc 1 matches one word of three: its score is scaled by 0.5 + 0.5/3 = 2/3 of its raw value.
+    raw_alpha_doc1 = single[1]
+    assert full[1] == pytest.approx(raw_alpha_doc1 * (0.5 + 0.5 / 3), rel=1e-5)
+    assert full[0] > full[1]
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion([[1, 2, 3], [3, 1, 4]])
+    ids = [i for i, _ in fused]
+    assert ids[0] == 1 and ids[1] == 3
+    assert dict(fused)[1] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_identifiers_are_found_in_questions():
+    found = extract_identifiers("Why does `pinMode(D0, OUTPUT);` fail on GPIO26 with --sku F1 and searchBuffer?")
+    assert "pinMode(D0, OUTPUT);" in found
+    assert "GPIO26" in found and "--sku" in found and "searchBuffer" in found
+    assert extract_identifiers("What is IoT and WiFi?") == []
+
+
+@pytest.mark.parametrize("text", ['C++', 'AND', '"', '-v', 'NEAR(a b)', 'x OR y*', "it's"])
+def test_user_text_is_quoted_before_fts5(bundle, text):
+    assert quote_fts('say "hi"') == '"say ""hi"""'
+    bundle.fts_phrase(text, 5)  # must not raise an FTS5 syntax error
+
+
+def test_search_finds_the_section_and_exact_identifier(bundle, fake_embedder):
+    retriever = Retriever(bundle, fake_embedder)
+    result = retriever.search("OLED display stays blank, which I2C address?")
+    assert result.hits[0].source == "lessons/oled.md"
+    assert result.hits[0].anchor == "blank-display"
+    assert result.degraded == ()
+    exact = retriever.search("what does `display.display()` do")
+    assert any(h.exact_match and h.anchor == "blank-display" for h in exact.hits)
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_follow_up_folds_in_the_previous_user_turn(bundle, fake_embedder):
+    retriever = Retriever(bundle, fake_embedder)
+    history = [{"role": "user", "content": "How do I blink the onboard LED?"},
+               {"role": "assistant", "content": "Use digitalWrite."}]
+    alone = retriever.search("which pin is it on?")
+    follow = retriever.search("which pin is it on?", history=history)
+    assert "blink" in follow.query.lower() and "blink" not in alone.query.lower()
+    assert follow.hits[0].source == "lessons/blink.md"
+
+
+def test_mismatched_or_missing_embedder_is_keyword_only(bundle):
+    class Other(FakeEmbedder):
+        model_id = "other/model"
+        dim = 32
+
+    for embedder in (None, Other()):
+        retriever = Retriever(bundle, embedder)
+        assert retriever.degraded == (KEYWORD_ONLY,)
+        result = retriever.search("blank display I2C address")
+        assert result.degraded == (KEYWORD_ONLY,)
+        assert result.hits and result.hits[0].similarity is None
+    assert "other/model" in Retriever(bundle, Other()).degraded_reason
+
+
+def test_lexical_search_returns_positive_scores_best_first():
+    index = LexicalIndex(build_index(["red apple", "green apple pie", "blue sky"]))
+    result = index.search("apple pie", 3)
+    assert list(result.chunk_ids) == [2, 1]
+    assert np.all(np.diff(result.scores) <= 0)
