@@ -1,0 +1,161 @@
+"""Markdown -> HTML for the window: answers with clickable citations, guides with anchors.
+
+Pure functions (no Qt): they take text and return HTML strings, so they are easy to test.
+- :func:`answer_html`: an answer's Markdown, raw HTML disabled (model output is never
+  trusted as markup), each ``[n]`` / ``[n, m]`` marker turned into ``cite:n`` links.
+- :func:`guide_html`: a guide's Markdown (GFM tables on, front matter left out) with an
+  ``<a name="anchor">`` before every heading's text, using the bundle's anchors (matched
+  by the heading's character offset, so they equal ``BundleReader.headings``), and image
+  sources rewritten to ``asset:<path relative to the course root>``.
+- :func:`resolve_link`: a link inside a guide -> ``(guide path, anchor)`` of another guide.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from urllib.parse import unquote, urlsplit
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from ..ingest.markdown import inline_text, line_starts
+from ..ingest.slug import Slugger
+from ..records import Heading
+
+#: A citation marker as the citation check leaves it: ``[3]`` or ``[1, 2]``.
+CITATION_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+ASSET_SCHEME = "asset"
+CITE_SCHEME = "cite"
+
+
+def _answer_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+    def text(self, tokens, idx, options, env):
+        escaped = html.escape(tokens[idx].content, quote=False)
+        valid = env.get("valid", set())
+
+        def link(match: re.Match) -> str:
+            numbers = [int(x) for x in re.split(r"\s*[,;]\s*", match.group(1))]
+            if not all(n in valid for n in numbers):
+                return match.group(0)
+            inner = ", ".join(f'<a href="{CITE_SCHEME}:{n}">{n}</a>' for n in numbers)
+            return f"[{inner}]"
+
+        return CITATION_MARKER.sub(link, escaped)
+
+    md.add_render_rule("text", text)
+    return md
+
+
+_ANSWER_MD = _answer_parser()
+
+
+def answer_html(text: str, valid_numbers: set[int] | frozenset[int]) -> str:
+    """HTML of an answer; only markers whose every number is in ``valid_numbers`` become links."""
+    return _ANSWER_MD.render(text, {"valid": set(valid_numbers)})
+
+
+def _guide_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+
+    def heading_open(self, tokens, idx, options, env):
+        token = tokens[idx]
+        anchor = token.meta.get("anchor", "")
+        name = f'<a name="{html.escape(anchor)}"></a>' if anchor else ""
+        return f"<{token.tag}>{name}"
+
+    def image(self, tokens, idx, options, env):
+        token = tokens[idx]
+        src = token.attrGet("src") or ""
+        resolved = resolve_asset(env.get("guide", ""), src)
+        if resolved is not None:
+            token.attrSet("src", f"{ASSET_SCHEME}:{resolved}")
+        alt = html.escape(token.content)
+        return f'<img src="{html.escape(token.attrGet("src") or "")}" alt="{alt}" />'
+
+    md.add_render_rule("heading_open", heading_open)
+    md.add_render_rule("image", image)
+    return md
+
+
+_GUIDE_MD = _guide_parser()
+
+
+def resolve_asset(guide: str, src: str) -> str | None:
+    """Course-root path of an image referenced from ``guide``; None for URLs and data URIs."""
+    parts = urlsplit(src)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    joined = path.lstrip("/") if path.startswith("/") else posixpath.join(posixpath.dirname(guide), path)
+    normal = posixpath.normpath(joined)
+    return None if normal.startswith("..") else normal
+
+
+def resolve_link(guide: str, href: str) -> tuple[str, str] | None:
+    """``(guide path, anchor)`` for a link from ``guide`` to a course file (``other.md#anchor``,
+    or ``#anchor`` for the same guide); None for external links."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return None
+    anchor = unquote(parts.fragment)
+    if not parts.path:
+        return guide, anchor
+    target = resolve_asset(guide, parts.path)
+    return (target, anchor) if target else None
+
+
+def guide_html(guide: str, text: str, headings: list[Heading]) -> str:
+    """HTML of one guide with an ``<a name>`` per top-level heading (anchors from ``headings``,
+    matched by character offset; a heading the bundle does not know gets a fresh slug)."""
+    tokens = _GUIDE_MD.parse(text)
+    starts = line_starts(text)
+    by_start = {h.start: h.anchor for h in headings}
+    slugger = Slugger()
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or not token.map:
+            continue
+        title = inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+        fresh = slugger.slug(title)
+        start = starts[min(token.map[0], len(starts) - 1)]
+        token.meta["anchor"] = by_start.get(start, fresh)
+    return _GUIDE_MD.renderer.render(tokens, _GUIDE_MD.options, {"guide": guide})
+
+
+def plain_lines(markdown_text: str) -> list[str]:
+    """The non-empty lines of a chunk's text with Markdown markup removed, roughly as
+    the rendered document shows them (used to find a passage in the viewer)."""
+    out: list[str] = []
+    in_fence = False
+    for line in markdown_text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            if stripped:
+                out.append(stripped)
+            continue
+        if re.match(r"^\|?\s*:?-{3,}", stripped) or stripped.startswith("!["):
+            continue
+        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
+        stripped = re.sub(r"^([-*+>]|\d+[.)])\s+", "", stripped)
+        stripped = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
+        stripped = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
+        stripped = re.sub(r"(\*\*|__|\*|_|`)", "", stripped)
+        if stripped.startswith("|"):
+            stripped = stripped.strip("|").split("|")[0].strip()
+        stripped = " ".join(stripped.split())
+        if stripped:
+            out.append(stripped)
+    return out
+
+
+def excerpt(text: str, limit: int = 110) -> str:
+    """A one-line excerpt of a chunk: its first prose lines, cut at ``limit`` characters."""
+    lines = plain_lines(text)
+    body = " ".join(lines[1:] if len(lines) > 1 and text.lstrip().startswith("#") else lines)
+    return body if len(body) <= limit else body[:limit - 1].rstrip() + "…"

@@ -1,0 +1,132 @@
+"""The one worker thread of the window: it loads the models and answers questions.
+
+:class:`AssistantWorker` lives in a :class:`QThread` owned by the window. The window
+talks to it only through queued signals (``load_requested``, ``ask_requested``) and the
+stop flag, a :class:`threading.Event` it may set from any thread; the worker reports back
+through its own signals. The assistant factory runs in the worker thread, so loading the
+LLM (~1 s) and the embedder (~0.5 s) never blocks the window.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from ..answer.answerer import Assistant
+from ..bundle.reader import BundleReader
+from ..errors import LanternError, ModelError
+from ..retrieval.retriever import Retriever
+
+log = logging.getLogger(__name__)
+
+#: ``report(text, warning=False)``: a factory's way to say what it is doing, or what went wrong.
+Report = Callable[..., None]
+AssistantFactory = Callable[..., Assistant]
+
+
+def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:
+    """The real assistant: the bundle's embedding model and a chat GGUF (default: the settings'
+    choice, else the manifest's).
+
+    A missing or broken model is not fatal: it is reported (``warning=True``) and the assistant
+    runs in the named degraded state (``keyword-only`` / ``search-only``).
+    """
+    from ..answer.llm import LlamaChatModel
+    from ..config import default_chat_model
+    from ..embedding import FastEmbedder
+
+    report("Loading the embedding model…")
+    try:
+        embedder = FastEmbedder()
+    except ModelError as exc:
+        log.warning("embedding model unavailable: %s", exc)
+        report(str(exc), warning=True)
+        embedder = None
+    report("Loading the language model…")
+    try:
+        llm = LlamaChatModel(model_path or default_chat_model())
+    except ModelError as exc:
+        log.warning("chat model unavailable: %s", exc)
+        report(str(exc), warning=True)
+        llm = None
+    return Assistant(Retriever(bundle, embedder), llm)
+
+
+class AssistantWorker(QObject):
+    """Owns the assistant; every slot runs in the worker thread.
+
+    Signals: ``progress(str)`` a status note; ``warning(str)`` a one-sentence problem that
+    does not stop the app; ``ready(object)`` the loaded :class:`Assistant`; ``passages_ready(list)``
+    the numbered passages before generation; ``token(str)`` one streamed piece;
+    ``finished(object)`` the final :class:`Answer`; ``failed(str)`` a one-sentence error
+    (``LanternError``); ``crashed(str)`` a bug (the traceback is logged, the window shows a dialog).
+    """
+
+    progress = Signal(str)
+    warning = Signal(str)
+    ready = Signal(object)
+    load_failed = Signal(str)
+    passages_ready = Signal(list)
+    token = Signal(str)
+    finished = Signal(object)
+    failed = Signal(str)
+    crashed = Signal(str)
+
+    # requests from the window (queued into this thread)
+    load_requested = Signal()
+    ask_requested = Signal(str, list)
+
+    def __init__(self, factory: AssistantFactory) -> None:
+        super().__init__()
+        self._factory = factory
+        self.assistant: Assistant | None = None
+        self.stop_flag = threading.Event()
+        self.load_requested.connect(self.load)
+        self.ask_requested.connect(self.ask)
+
+    def _report(self, text: str, warning: bool = False) -> None:
+        (self.warning if warning else self.progress).emit(text)
+
+    @Slot()
+    def load(self) -> None:
+        """Build the assistant with the factory (``factory(report)`` or ``factory()``)."""
+        try:
+            takes_report = bool(inspect.signature(self._factory).parameters)
+        except (TypeError, ValueError):
+            takes_report = False
+        try:
+            self.assistant = self._factory(self._report) if takes_report else self._factory()
+        except LanternError as exc:
+            self.load_failed.emit(str(exc))
+            return
+        except Exception:  # a bug: log it, keep the app alive
+            log.exception("loading the assistant failed")
+            self.crashed.emit("Loading the models failed unexpectedly; the details are in the log.")
+            return
+        self.ready.emit(self.assistant)
+
+    @Slot(str, list)
+    def ask(self, question: str, history: list) -> None:
+        """Answer one question, streaming; stops between tokens once ``stop_flag`` is set."""
+        if self.assistant is None:
+            self.failed.emit("The models are not loaded, so questions cannot be answered; see the message above.")
+            return
+        try:
+            answer = self.assistant.answer(
+                question, history,
+                on_passages=lambda passages: self.passages_ready.emit(list(passages)),
+                on_token=self.token.emit,
+                should_stop=self.stop_flag.is_set)
+        except LanternError as exc:
+            self.failed.emit(str(exc))
+            return
+        except Exception:
+            log.exception("answering %r failed", question)
+            self.crashed.emit("Answering failed unexpectedly; the details are in the log.")
+            return
+        self.finished.emit(answer)
