@@ -177,7 +177,10 @@ def _cmd_ask(args) -> int:
     if not args.search_only:
         from .answer.llm import LlamaChatModel
 
-        llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
+        try:
+            llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
+        except ModelError as exc:
+            print(f"warning: {exc} Showing the best passages instead (search-only).", file=sys.stderr)
     assistant = Assistant(retriever, llm)
     streaming = not args.json and sys.stdout.isatty()
     answer = assistant.answer(args.query, history,

@@ -48,6 +48,9 @@ class FakeChatModel:
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4)
 
+    def prompt_tokens(self, messages) -> int:
+        return sum(self.count_tokens(m["content"]) + 4 for m in messages)
+
     def stream(self, messages, max_tokens, should_stop=None) -> Iterator[str]:
         self.calls.append(messages)
         for piece in re.findall(r"\S+\s*", self.reply):

@@ -10,21 +10,22 @@ strong evidence; the nearest sections are listed and the model is not asked),
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import QuestionError
 from ..records import Answer, Passage
 from ..retrieval.retriever import Retriever
+from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import check_citations
-from .extractive import extractive_answer, support
+from .extractive import extractive_answer, supported_sentences
 from .guard import injection_kind, is_off_topic, strip_soft_injection
 from .llm import ChatModel
 from .prompt import build_messages, clean_history
 
 SEARCH_ONLY = "search-only"
 MAX_QUESTION_CHARS = 2000
-#: An answer sentence set must share at least this share of its words with the passages it cites.
+#: An answer sentence must share at least this share of its distinct words with the passages it
+#: cites (all sent passages when it cites none), or it is removed as unsupported.
 MIN_SUPPORT = 0.6
 
 NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
@@ -33,16 +34,6 @@ OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about th
 INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
                   "and setup private. Ask me about the lessons and I'll point you to the right guide.")
 EXTRACTIVE_NOTE = "From the guides (the most relevant passages):"
-
-
-@dataclass(frozen=True)
-class ContextBudget:
-    """At most ``max_passages`` chunks and ``max_chars`` characters of source text per prompt;
-    ``answer_tokens`` is the most the model may write."""
-
-    max_passages: int = 6
-    max_chars: int = 4000
-    answer_tokens: int = 200
 
 
 class Assistant:
@@ -62,17 +53,29 @@ class Assistant:
     def model_name(self) -> str:
         return self.llm.name if self.llm is not None else ""
 
-    def select_passages(self, hits) -> list[Passage]:
-        """The first hits that fit the budget, numbered from 1 in rank order."""
-        chosen, used = [], 0
-        for hit in hits:
-            if len(chosen) >= self.budget.max_passages:
-                break
-            if chosen and used + len(hit.text) > self.budget.max_chars:
-                continue
-            chosen.append(hit)
-            used += len(hit.text)
-        return [Passage(n, h) for n, h in enumerate(chosen, 1)]
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` for the loaded model (about 4 characters a token without one)."""
+        return self.llm.count_tokens(text) if self.llm is not None else max(1, len(text) // 4)
+
+    def select_passages(self, hits, question: str = "") -> list[Passage]:
+        """The passages that would be sent for ``hits``: trimmed and within the token budget."""
+        return select_passages(hits, question, self.budget, self.count_tokens)
+
+    def _fit_messages(self, question: str, passages: list[Passage], history: list[dict]):
+        """Messages whose prompt fits the context window with room for the answer, dropping the
+        last passages if needed. Raises :class:`QuestionError` when even the question alone does not fit."""
+        limit = self.llm.n_ctx - self.budget.answer_tokens
+        while True:
+            messages = build_messages(question, passages, self._titles, history)
+            if self.llm.prompt_tokens(messages) <= limit:
+                return messages, passages
+            if history:
+                history = history[2:]
+            elif len(passages) > 1:
+                passages = passages[:-1]
+            else:
+                raise QuestionError(f"The question is too long for the model's {self.llm.n_ctx:,}-token context "
+                                    "window; shorten it to the part you need answered.")
 
     def answer(self, question: str, history: list[dict] | None = None, *,
                on_passages: Callable[[list[Passage]], None] | None = None,
@@ -109,11 +112,12 @@ class Assistant:
             nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
             return done("not-covered", NOT_COVERED_TEXT, nearest, (), timings)
 
-        passages = self.select_passages(retrieval.hits)
+        passages = self.select_passages(retrieval.hits, retrieval.query)
+        if self.llm is not None:
+            messages, passages = self._fit_messages(question, passages, history)
         if on_passages is not None:
             on_passages(passages)
         if self.llm is not None:
-            messages = build_messages(question, passages, self._titles, history)
             t0 = time.perf_counter()
             pieces: list[str] = []
             for piece in self.llm.stream(messages, self.budget.answer_tokens, should_stop):
@@ -124,9 +128,10 @@ class Assistant:
                     on_token(piece)
             timings["generate"] = (time.perf_counter() - t0) * 1000
             text, cited_numbers = check_citations("".join(pieces), len(passages))
-            cited = [passages[n - 1] for n in cited_numbers]
-            if cited and support(text, cited) >= MIN_SUPPORT:
-                return done("answered", text, passages, cited, timings)
+            if cited_numbers:
+                text, cited_numbers = supported_sentences(text, passages, MIN_SUPPORT)
+            if cited_numbers:
+                return done("answered", text, passages, [passages[n - 1] for n in cited_numbers], timings)
         text, cited = extractive_answer(retrieval.query, passages)
         if not cited:
             return done("not-covered", NOT_COVERED_TEXT, passages[:3], (), timings)

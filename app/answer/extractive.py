@@ -72,3 +72,31 @@ def support(answer: str, passages: list[Passage]) -> float:
     for p in passages:
         tokens.update(document_tokens(f"{p.hit.heading}\n{p.hit.text}"))
     return sum(any(v in tokens for v in w) for w in words) / len(words)
+
+
+_ANSWER_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+(?:,\s*\d+)*\])*|\n|$)")
+_CITE = re.compile(r"\[(\d+(?:,\s*\d+)*)\]")
+
+
+def supported_sentences(text: str, passages: list[Passage], min_support: float) -> tuple[str, list[int]]:
+    """Keep the answer sentences the passages support; return ``(text, cited numbers in order)``.
+
+    A sentence citing ``[n]`` is checked against those passages; an uncited sentence against
+    all of them. A sentence with less than ``min_support`` of its words in its passages is
+    removed. ``passages[n - 1]`` must be passage ``n`` (numbers already checked).
+    """
+    kept: list[str] = []
+    cited: list[int] = []
+    for match in _ANSWER_SENTENCE.finditer(text):
+        sentence = match.group().strip()
+        if not sentence:
+            continue
+        numbers = [int(x) for group in _CITE.findall(sentence) for x in group.split(",")]
+        against = [passages[n - 1] for n in numbers if 1 <= n <= len(passages)] or passages
+        if support(sentence, against) < min_support:
+            continue
+        kept.append(sentence)
+        for n in numbers:
+            if n not in cited:
+                cited.append(n)
+    return " ".join(kept), cited

@@ -1,0 +1,98 @@
+"""Context budget, sentence-level support, context-window fitting, numbering and degraded states."""
+
+import json
+
+import pytest
+
+from app.answer.answerer import Assistant
+from app.answer.budget import ContextBudget, select_passages, trim_to_window
+from app.answer.extractive import supported_sentences
+from app.bundle.builder import build_bundle
+from app.bundle.reader import BundleReader
+from app.cli import main
+from app.errors import QuestionError
+from app.records import Hit, Passage
+from app.retrieval.retriever import Retriever
+
+from .fakes import FakeChatModel, FakeEmbedder
+
+QUESTION = "My OLED display stays blank. Which I2C address?"
+
+
+def _hit(text: str, start: int = 100) -> Hit:
+    return Hit(chunk_id=1, key="g.md#a:0", source="g.md", heading="G › A", anchor="a",
+               span=(start, start + len(text)), text=text, score=1.0)
+
+
+def test_trimming_keeps_the_window_with_the_question_words_and_narrows_the_span():
+    filler = "The board has many pins and a USB port for power and serial output. " * 12
+    key = "If the display stays blank, check the I2C address 0x3C first. "
+    text = filler + key + filler
+    hit = _hit(text)
+    [passage] = select_passages([hit], QUESTION, ContextBudget(passage_chars=200), lambda t: len(t) // 4)
+    assert "0x3C" in passage.hit.text and len(passage.hit.text) <= 200
+    start, end = passage.hit.span
+    assert text[start - 100:end - 100] == passage.hit.text  # the span points at exactly what was sent
+    a, b = trim_to_window("short text", QUESTION, 200)
+    assert (a, b) == (0, len("short text"))
+
+
+def test_token_budget_limits_the_passages_sent():
+    hits = [_hit(f"Passage {i} about the blank display and its I2C address. " * 3, start=i * 1000) for i in range(6)]
+    passages = select_passages(hits, QUESTION, ContextBudget(max_passages=6, source_tokens=90),
+                               lambda t: len(t) // 4)
+    assert 1 <= len(passages) < 6
+    assert sum(len(p.hit.text) // 4 for p in passages) <= 90
+    assert [p.n for p in passages] == list(range(1, len(passages) + 1))
+
+
+def test_unsupported_sentences_are_removed_and_supported_ones_kept():
+    passage = Passage(1, _hit("If the display stays blank, check the I2C address 0x3C of the module."))
+    text, cited = supported_sentences(
+        "Check the I2C address 0x3C of the module [1]. Penguins migrate across frozen oceans every winter [1].",
+        [passage], 0.6)
+    assert cited == [1]
+    assert "0x3C" in text and "Penguins" not in text
+
+
+def test_prompt_is_fitted_to_a_small_context_window(bundle, fake_embedder):
+    llm = FakeChatModel("If the display stays blank, check the I2C address 0x3C [1].")
+    llm.n_ctx = 330
+    assistant = Assistant(Retriever(bundle, fake_embedder), llm,
+                          ContextBudget(max_passages=6, source_tokens=2000, answer_tokens=100))
+    answer = assistant.answer(QUESTION)
+    assert llm.prompt_tokens(llm.calls[0]) <= llm.n_ctx - 100
+    assert answer.passages and answer.state in ("answered", "extractive")
+    with pytest.raises(QuestionError, match="too long"):
+        assistant.answer("Which I2C address is blank? " + "really " * 200)
+
+
+def test_numbering_follows_rank_not_file_order(course, tmp_path):
+    # The same guides under names that sort the other way round give the same cited content as [1].
+    results = []
+    for name in ("a-oled.md", "z-oled.md"):
+        (course / "lessons" / "oled.md").rename(course / "lessons" / name) if (course / "lessons" / "oled.md").exists() \
+            else next((course / "lessons").glob("*-oled.md")).rename(course / "lessons" / name)
+        out = tmp_path / f"{name}.sqlite"
+        build_bundle(course, out, FakeEmbedder())
+        reader = BundleReader(out)
+        answer = Assistant(Retriever(reader, FakeEmbedder()), FakeChatModel(
+            "If the display stays blank, check the I2C address 0x3C [1].")).answer(QUESTION)
+        assert answer.state == "answered"
+        results.append((answer.citations[0].n, answer.citations[0].hit.anchor, answer.citations[0].hit.text))
+        assert answer.citations[0].hit.source == f"lessons/{name}"
+        reader.close()
+    assert results[0] == results[1]
+
+
+def test_a_missing_chat_model_gives_search_only(capsys, bundle_path, tmp_path, monkeypatch):
+    # The bundle was built with the fake embedder, so retrieval is keyword-only too: both states are named.
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
+    code = main(["ask", "--bundle", str(bundle_path), "--json", "--model", str(tmp_path / "gone.gguf"),
+                 "--keyword-only", QUESTION])
+    captured = capsys.readouterr()
+    assert code == 0
+    doc = json.loads(captured.out)
+    assert doc["degraded"] == ["keyword-only", "search-only"]
+    assert doc["state"] == "extractive" and doc["citations"]
+    assert "gone.gguf is missing" in captured.err
