@@ -2,6 +2,12 @@
 how many questions that expect an answer cite an expected source, the answer states, and
 latency (time to first token and total, ms; medians and p95).
 
+Answer-level checks (issue 4): citation validity (every citation is one of the passages
+sent, and points into an expected source when the question lists any), behaviour accuracy
+against ``expect`` (answer: answered or extractive citing an expected source; not-covered
+and decline: not answered), the share of extractive fallbacks, and the share of answers
+with a supported cited sentence (state ``answered``).
+
 usage: python benchmarks/ask_eval.py BUNDLE QUESTIONS.jsonl [--limit N]
 """
 
@@ -40,6 +46,8 @@ def main() -> int:
         rows = rows[:args.limit]
     per_class: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     first, total = [], []
+    behaviour = collections.Counter()
+    citations_total = citations_valid = 0
     for q in rows:
         answer = assistant.answer(q["question"], q.get("history"))
         counter = per_class[q["class"]]
@@ -47,6 +55,18 @@ def main() -> int:
         if q["expect"] == "answer":
             counter["expect-answer"] += 1
             counter["cites-expected"] += any(c.hit.source in q["expected_sources"] for c in answer.citations)
+        sent = {p.hit.key for p in answer.passages}
+        for c in answer.citations:
+            citations_total += 1
+            citations_valid += c.hit.key in sent and (not q["expected_sources"] or q["expect"] != "answer"
+                                                      or c.hit.source in q["expected_sources"])
+        answered = answer.state in ("answered", "extractive")
+        if q["expect"] == "answer":
+            ok = answered and any(c.hit.source in q["expected_sources"] for c in answer.citations)
+        else:
+            ok = not answered
+        behaviour[(q["expect"], ok)] += 1
+        behaviour[answer.state] += 1
         if "first_token" in answer.timings_ms:
             first.append(answer.timings_ms["first_token"])
             total.append(answer.timings_ms["total"])
@@ -57,6 +77,13 @@ def main() -> int:
     print(f"cite an expected source: {cites} of {expect} questions that expect an answer")
     for name, counter in sorted(per_class.items()):
         print(f"  {name:15} {dict(counter)}")
+    for expect in ("answer", "not-covered", "decline"):
+        good, bad = behaviour[(expect, True)], behaviour[(expect, False)]
+        if good + bad:
+            print(f"behaviour {expect:12} {good}/{good + bad} = {good / (good + bad):.2f}")
+    n = len(rows)
+    print(f"citation validity {citations_valid}/{citations_total}; answered (supported, cited) "
+          f"{behaviour['answered']}/{n}; extractive {behaviour['extractive']}/{n}")
     if first:
         print(f"time to first token ms: median {statistics.median(first):.0f}, p95 {pct(first, 0.95):.0f}; "
               f"total ms: median {statistics.median(total):.0f}, p95 {pct(total, 0.95):.0f} (n={len(first)})")

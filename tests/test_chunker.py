@@ -66,3 +66,11 @@ def test_github_slugs():
     assert slugify("What's `ledcAttach`?") == "whats-ledcattach"
     slugger = Slugger()
     assert [slugger.slug("Setup"), slugger.slug("Setup"), slugger.slug("Setup")] == ["setup", "setup-1", "setup-2"]
+
+
+def test_front_matter_is_not_indexed_as_guide_text():
+    text = "---\ntitle: Sensor maintenance schedule\ntags: [monthly]\n---\n"
+    assert chunk_document(doc(text), ChunkerSettings()).chunks == ()
+    with_body = text + "\n# Schedule\n\nClean the probe every month.\n"
+    chunks = chunk_document(doc(with_body), ChunkerSettings()).chunks
+    assert chunks and all("tags:" not in c.text for c in chunks)

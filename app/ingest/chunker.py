@@ -16,7 +16,7 @@ import posixpath
 from dataclasses import dataclass
 
 from ..records import HEADING_SEPARATOR, Chunk, Heading, SourceDoc
-from .markdown import Block, parse_blocks
+from .markdown import Block, front_matter_end, parse_blocks
 from .slug import Slugger
 
 
@@ -139,9 +139,11 @@ def chunk_markdown(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
             continue  # a heading with no prose of its own lives on in its subsections' heading paths
         for ordinal, (start, end) in enumerate(_pack(doc.text, section_blocks, settings)):
             chunks.append(_make_chunk(doc, title, heading_path, anchor, ordinal, start, end))
-    if not chunks and doc.text.strip():
-        # Only headings (or only front matter): keep the words so the guide stays findable.
-        for ordinal, (start, end) in enumerate(_split_long(doc.text, 0, len(doc.text), settings.max_chars)):
+    body = front_matter_end(doc.text)
+    if not chunks and doc.text[body:].strip():
+        # Only headings: keep their words so the guide stays findable. Front matter is metadata,
+        # not guide text, and is never indexed (a guide with nothing else has no chunks).
+        for ordinal, (start, end) in enumerate(_split_long(doc.text, body, len(doc.text), settings.max_chars)):
             chunks.append(_make_chunk(doc, title, (), "", ordinal, start, end))
     return ChunkedDoc(title=title, headings=tuple(headings), chunks=tuple(chunks))
 

@@ -86,3 +86,12 @@ def parse_blocks(text: str) -> list[Block]:
         else:
             blocks.append(Block(kind, start, end))
     return blocks
+
+
+def front_matter_end(text: str) -> int:
+    """Character offset just past a leading YAML front matter block (0 when there is none)."""
+    for token in parser().parse(text):
+        if token.type == "front_matter" and token.map:
+            starts = line_starts(text)
+            return starts[min(token.map[1], len(starts) - 1)]
+    return 0
