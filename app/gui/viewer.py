@@ -5,24 +5,30 @@ rendered HTML names them ``asset:<course path>`` and :meth:`GuideViewer.loadReso
 answers those names; SVG diagrams are drawn with QtSvg at their natural size, scaled down
 to :data:`MAX_IMAGE_WIDTH`. Links to other guides open them here; web links are shown in
 the status tip but not followed (the app is offline).
+
+Every opened location (guide, anchor, marked passage) joins a browser-like history:
+:meth:`GuideViewer.go_back` / :meth:`GuideViewer.go_forward` (Alt+Left / Alt+Right) return to
+it, passage highlight included.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
 from .render import ASSET_SCHEME, guide_html, plain_lines, resolve_link
+from .theme import guide_style, highlight_colors
 
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_WIDTH = 560
-HIGHLIGHT = QColor("#fff3a3")
+HISTORY_LIMIT = 100
 #: Characters of a passage's first/last line searched for in the rendered guide.
 PROBE_CHARS = 60
 
@@ -32,12 +38,23 @@ except ImportError:  # pragma: no cover - depends on the Qt build
     QSvgRenderer = None
 
 
+@dataclass(frozen=True)
+class Location:
+    """A place in the guides: a guide path, a heading anchor ('' = top), a passage to mark."""
+
+    guide: str
+    anchor: str = ""
+    passage: str = ""
+
+
 class GuideViewer(QTextBrowser):
     """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``highlighted`` is the
-    plain text of the marked passage ('' when none was found)."""
+    plain text of the marked passage ('' when none was found); ``history`` / ``position``
+    are the visited locations and the current one."""
 
     guide_opened = Signal(str, str)  # guide path, anchor
     failed = Signal(str)  # a one-sentence message for the user
+    history_changed = Signal(bool, bool)  # can go back, can go forward
 
     def __init__(self, bundle: BundleReader, parent=None) -> None:
         super().__init__(parent)
@@ -45,22 +62,66 @@ class GuideViewer(QTextBrowser):
         self.guide = ""
         self.anchor = ""
         self.highlighted = ""
+        self.history: list[Location] = []
+        self.position = -1
         self.setOpenLinks(False)
         self.setAccessibleName("Guide viewer")
-        self.setAccessibleDescription("The course guide opened from a citation")
+        self.setAccessibleDescription("The course guide opened from a citation, the contents or a search; "
+                                      "Alt+Left goes back, Alt+Right forward")
         self.anchorClicked.connect(self._follow)
-        self.document().setDefaultStyleSheet(
-            "h1 { font-size: x-large; } h2 { font-size: large; margin-top: 14px; } "
-            "pre, code { font-family: monospace; background-color: #f3f3f3; } "
-            "table { border-collapse: collapse; } th, td { padding: 3px 6px; } th { background-color: #eeeeee; }")
+        self.document().setDefaultStyleSheet(guide_style(self.palette()))
         self.document().setDocumentMargin(12)
 
     # --- opening ----------------------------------------------------------------------
     def open_guide(self, guide: str, anchor: str = "", passage: str = "") -> None:
-        """Show ``guide``, scrolled to ``anchor``, with ``passage`` (a chunk's Markdown) marked.
+        """Show ``guide``, scrolled to ``anchor``, with ``passage`` (a chunk's Markdown) marked,
+        and record it in the history (forward entries are dropped, as in a browser).
 
         Raises :class:`LanternError` when the guide is not in the bundle.
         """
+        location = Location(guide, anchor, passage)
+        self._show(location)
+        if not self.history or self.history[self.position] != location:
+            del self.history[self.position + 1:]
+            self.history.append(location)
+            del self.history[:-HISTORY_LIMIT]
+            self.position = len(self.history) - 1
+        self.history_changed.emit(self.can_go_back(), self.can_go_forward())
+
+    def can_go_back(self) -> bool:
+        return self.position > 0
+
+    def can_go_forward(self) -> bool:
+        return 0 <= self.position < len(self.history) - 1
+
+    def go_back(self) -> None:
+        """Return to the previous location (no-op at the start of the history)."""
+        if self.can_go_back():
+            self._go(self.position - 1)
+
+    def go_forward(self) -> None:
+        """Go to the next location after :meth:`go_back` (no-op at the end of the history)."""
+        if self.can_go_forward():
+            self._go(self.position + 1)
+
+    # QTextBrowser's own Alt+Left/Alt+Right call these; its built-in history is unused.
+    def backward(self) -> None:  # noqa: D102 (Qt override)
+        self.go_back()
+
+    def forward(self) -> None:  # noqa: D102 (Qt override)
+        self.go_forward()
+
+    def _go(self, position: int) -> None:
+        try:
+            self._show(self.history[position])
+        except LanternError as exc:
+            self.failed.emit(str(exc))
+            return
+        self.position = position
+        self.history_changed.emit(self.can_go_back(), self.can_go_forward())
+
+    def _show(self, location: Location) -> None:
+        guide, anchor, passage = location.guide, location.anchor, location.passage
         if guide != self.guide:
             text = self.bundle.source_text(guide)
             html = guide_html(guide, text, self.bundle.headings(guide))
@@ -137,7 +198,9 @@ class GuideViewer(QTextBrowser):
         selection = QTextEdit.ExtraSelection()
         selection.cursor = cursor
         fmt = QTextCharFormat()
-        fmt.setBackground(HIGHLIGHT)
+        background, text = highlight_colors(self.palette())
+        fmt.setBackground(background)
+        fmt.setForeground(text)
         selection.format = fmt
         self.setExtraSelections([selection])
         self._highlight_cursor = QTextCursor(cursor)
@@ -178,7 +241,11 @@ class GuideViewer(QTextBrowser):
                 size = QSize(MAX_IMAGE_WIDTH, MAX_IMAGE_WIDTH * 3 // 4)
             if size.width() > MAX_IMAGE_WIDTH:
                 size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.KeepAspectRatio)
-            image = QImage(size, QImage.Format_ARGB32_Premultiplied)
+            # Drawn at the screen's pixel ratio so diagrams stay sharp on high-DPI screens; the
+            # image keeps its logical size (``size``). White, as the diagrams are drawn for paper.
+            ratio = max(1.0, self.devicePixelRatioF())
+            image = QImage(size * ratio, QImage.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
             image.fill(Qt.white)
             painter = QPainter(image)
             renderer.render(painter)
