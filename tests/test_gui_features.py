@@ -168,7 +168,7 @@ def test_follow_ups_send_history_and_new_conversation_clears_it(qtbot, windows, 
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         ask_with_enter(qtbot, window, QUESTION)
     assert window.history == [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": REPLY}]
-    assert "1 earlier question" in window.conversation_label.text()
+    assert "refer to your last question" in window.conversation_label.text()
 
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         window.question_box.setPlainText("And which pins does the OLED display use?")
@@ -225,7 +225,7 @@ def test_status_names_keyword_only_when_the_embedding_model_is_missing(qtbot, wi
     assert window.degraded == ("keyword-only",)
     assert window.degraded_label.text().startswith("Keyword search only")
     assert window.notice.text() == DEGRADED_NOTES["keyword-only"] and not window.notice.isHidden()
-    assert "keyword-only because" in window.degraded_label.toolTip()
+    assert "keyword-only: the embedding model is not available" in window.degraded_label.toolTip()
     assert window.model_label.text() == "model: fake-model.gguf"
 
 
@@ -304,3 +304,14 @@ def test_window_layout_is_remembered(qtbot, windows, gui_bundle, config_dir):
     again = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     assert again.size().width() == 760
     assert again.splitter.sizes()[0] == sizes[0]
+
+
+def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    wiring = next(m for m in gui_bundle.search_guides("SDA GPIO 21") if m.anchor == "wiring")
+    assert "![OLED wiring]" in wiring.text
+    window.open_location(wiring.source, wiring.anchor, wiring.text)
+    selections = window.viewer.extraSelections()
+    assert len(selections) == 2  # the text before and after the image
+    assert all("\ufffc" not in s.cursor.selectedText() for s in selections)
+    assert "GPIO 21" in window.viewer.highlighted and "\ufffc" in window.viewer.highlighted

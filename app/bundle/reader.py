@@ -235,6 +235,8 @@ class BundleReader:
 
 
 def _clean_snippet(snippet: str) -> str:
-    """One line of a snippet: Markdown heading marks and runs of whitespace removed."""
+    """One line of a snippet: Markdown heading marks, emphasis, backticks and runs of
+    whitespace removed (the match markers stay)."""
     lines = [re.sub(r"^#{1,6}\s+", "", line.strip()) for line in snippet.splitlines()]
-    return " ".join(" ".join(lines).split())
+    text = re.sub(r"\*\*|__|`", "", " ".join(lines))
+    return " ".join(text.split())

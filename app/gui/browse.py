@@ -226,10 +226,16 @@ class GuideSearch(QWidget):
             headings = headings[1:]
         place = HEADING_SEPARATOR.join([title] + headings[-1:])
         marked_place = mark_prefixes(place, query, MATCH_START, MATCH_END)
-        body = snippet_html(match.snippet, MATCH_START, MATCH_END, background, color)
+        # The chunk's text starts with its own heading, already shown above the snippet;
+        # words are marked as prefix matching finds them (also those FTS5 matched in the heading).
+        snippet = plain_marks(match.snippet, MATCH_START, MATCH_END)
+        if headings and snippet.startswith(headings[-1]):
+            snippet = snippet[len(headings[-1]):].lstrip(" :-")
+        body = snippet_html(mark_prefixes(snippet, query, MATCH_START, MATCH_END), MATCH_START, MATCH_END,
+                            background, color)
         head = snippet_html(marked_place, MATCH_START, MATCH_END, background, color)
         folder = posixpath.dirname(match.source)
-        item = QListWidgetItem(f"{place}: {plain_marks(match.snippet, MATCH_START, MATCH_END)}")
+        item = QListWidgetItem(f"{place}: {snippet}")
         item.setData(HTML_ROLE, f"<div><b>{head}</b><br/>{body}"
                                 f"<br/><small>{html.escape(folder or match.source)}</small></div>")
         item.setData(LOCATION_ROLE, match.chunk_id)

@@ -51,9 +51,10 @@ STATE_WORDS = {
     "declined-injection": "Declined: Lantern only answers questions about the course guides.",
 }
 SEARCH_ONLY_WORDS = "Search only: no language model, so here are the most relevant passages."
+#: Short words for the status bar (the note above the answer explains them).
 DEGRADED_WORDS = {
-    "keyword-only": "Keyword search only: questions are matched by their words, not their meaning",
-    "search-only": "Search only: no language model, showing passages instead of answers",
+    "keyword-only": "Keyword search only",
+    "search-only": "Search only (no language model)",
 }
 #: The note above the answer, in words a student understands.
 LOADING_NOTE = ("Lantern is loading its language model; asking waits until it is ready. "
@@ -80,11 +81,12 @@ class MainWindow(QMainWindow):
     ``forward_button``, ``worker``, ``answer`` (the last final :class:`Answer`), ``stopped``
     (whether Stop ended the last answer), ``history`` (the exchanges sent as memory).
     ``answer_shown(Answer)`` and ``error_shown(str)`` are emitted (in the GUI thread) once
-    the window has shown a final answer or an error.
+    the window has shown a final answer or an error; ``models_loaded()`` once loading ended.
     """
 
     answer_shown = Signal(object)
     error_shown = Signal(str)
+    models_loaded = Signal()  # loading finished (ready or failed), in the GUI thread
 
     def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None) -> None:
         super().__init__(parent)
@@ -154,7 +156,7 @@ class MainWindow(QMainWindow):
         self.answer_view.anchorClicked.connect(self._citation_clicked)
         self.answer_view.setPlaceholderText(f"Ask a question about {self.bundle.title}. "
                                             "Answers come from the course guides, with numbered citations.")
-        layout.addWidget(self.answer_view, 2)
+        layout.addWidget(self.answer_view, 3)
 
         self.state_label = QLabel("")
         self.state_label.setWordWrap(True)
@@ -172,7 +174,7 @@ class MainWindow(QMainWindow):
         self.sources_list.itemActivated.connect(self._source_activated)
         self.sources_list.itemClicked.connect(self._source_activated)
         sources_title.setBuddy(self.sources_list)
-        layout.addWidget(self.sources_list, 1)
+        layout.addWidget(self.sources_list, 2)
 
         question_title = QLabel("&Question (Enter sends, Shift+Enter starts a new line)")
         layout.addWidget(question_title)
@@ -442,13 +444,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Answer copied with its sources.", 4000)
 
     def _update_conversation_label(self) -> None:
-        turns = len(self.history) // 2
+        turns = min(len(self.history) // 2, HISTORY_TURNS)
         if not turns:
             self.conversation_label.setText("New conversation.")
+        elif turns == 1:
+            self.conversation_label.setText("A follow-up question can refer to your last question.")
         else:
-            self.conversation_label.setText(
-                f"{turns} earlier question{'s' if turns != 1 else ''} in this conversation; follow-ups use "
-                f"the last {min(turns, HISTORY_TURNS)}.")
+            self.conversation_label.setText(f"A follow-up question can refer to your last {turns} questions.")
 
     def stop(self) -> None:
         """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
@@ -480,12 +482,15 @@ class MainWindow(QMainWindow):
         words = [DEGRADED_WORDS.get(d, d) for d in self.degraded]
         self.degraded_label.setText("; ".join(words))
         reason = getattr(assistant.retriever, "degraded_reason", "")
-        self.degraded_label.setToolTip(f"keyword-only because {reason}." if reason else "")
+        tips = [f"keyword-only: {reason}." if reason and "keyword-only" in self.degraded else "",
+                "search-only: the chat model could not be loaded." if "search-only" in self.degraded else ""]
+        self.degraded_label.setToolTip("\n".join(t for t in tips if t))
         notes = [DEGRADED_NOTES[d] for d in self.degraded if d in DEGRADED_NOTES]
         self.notice.setText(" ".join(notes))
         self.notice.setVisible(bool(notes))
         if self.busy:
             self._set_state("Searching the guides…")
+        self.models_loaded.emit()
 
     def _load_failed(self, message: str) -> None:
         self.load_bar.hide()
@@ -495,6 +500,7 @@ class MainWindow(QMainWindow):
         self._show_note(message)
         if self.busy:
             self._idle()
+        self.models_loaded.emit()
 
     def _passages_ready(self, passages: list) -> None:
         self._passages = {p.n: p for p in passages}

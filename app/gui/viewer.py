@@ -195,14 +195,20 @@ class GuideViewer(QTextBrowser):
         cursor = QTextCursor(self.document())
         cursor.setPosition(first.selectionStart())
         cursor.setPosition(end_pos, QTextCursor.KeepAnchor)
-        selection = QTextEdit.ExtraSelection()
-        selection.cursor = cursor
         fmt = QTextCharFormat()
         background, text = highlight_colors(self.palette())
         fmt.setBackground(background)
         fmt.setForeground(text)
-        selection.format = fmt
-        self.setExtraSelections([selection])
+        selections = []
+        for start, end in _runs_without_images(first.selectionStart(), cursor.selectedText()):
+            run = QTextCursor(self.document())
+            run.setPosition(start)
+            run.setPosition(end, QTextCursor.KeepAnchor)
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = run
+            selection.format = fmt
+            selections.append(selection)
+        self.setExtraSelections(selections)
         self._highlight_cursor = QTextCursor(cursor)
         return cursor.selectedText().replace("\u2029", "\n")
 
@@ -257,3 +263,17 @@ class GuideViewer(QTextBrowser):
         if image.width() > MAX_IMAGE_WIDTH:
             image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.SmoothTransformation)
         return image
+
+
+def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` document positions of the runs of ``text`` (which begins at ``start``)
+    between images (U+FFFC), so a highlight never tints a wiring diagram."""
+    runs, run_start = [], start
+    for i, char in enumerate(text):
+        if char == "\ufffc":
+            if start + i > run_start:
+                runs.append((run_start, start + i))
+            run_start = start + i + 1
+    if start + len(text) > run_start:
+        runs.append((run_start, start + len(text)))
+    return runs
