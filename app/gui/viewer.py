@@ -188,10 +188,7 @@ class GuideViewer(QTextBrowser):
         if first is None:
             log.info("passage not found in %s: %r", self.guide, lines[0][:PROBE_CHARS])
             return ""
-        end_pos = first.selectionEnd()
-        last = self.document().find(lines[-1][-PROBE_CHARS:], first.selectionStart())
-        if not last.isNull() and last.selectionEnd() > end_pos:
-            end_pos = last.selectionEnd()
+        end_pos = self._passage_end(lines, first, len(passage))
         cursor = QTextCursor(self.document())
         cursor.setPosition(first.selectionStart())
         cursor.setPosition(end_pos, QTextCursor.KeepAnchor)
@@ -211,6 +208,23 @@ class GuideViewer(QTextBrowser):
         self.setExtraSelections(selections)
         self._highlight_cursor = QTextCursor(cursor)
         return cursor.selectedText().replace("\u2029", "\n")
+
+    def _passage_end(self, lines: list[str], first: QTextCursor, length: int) -> int:
+        """Document position where the passage ends: each following line is looked for after
+        the previous one (so a short table cell isn't found earlier in the passage), and only
+        within ``length`` characters (the passage's Markdown length) of its start."""
+        start, end_pos = first.selectionStart(), first.selectionEnd()
+        limit = start + length + 40
+        for line in lines[1:]:
+            found = self.document().find(line[:PROBE_CHARS], end_pos)
+            if found.isNull() or found.selectionEnd() > limit:
+                continue
+            end_pos = found.selectionEnd()
+            if len(line) > PROBE_CHARS:
+                tail = self.document().find(line[-PROBE_CHARS:], found.selectionStart())
+                if not tail.isNull() and tail.selectionEnd() <= limit:
+                    end_pos = max(end_pos, tail.selectionEnd())
+        return end_pos
 
     def _reveal_highlight(self) -> None:
         """Make sure the marked passage is on screen (the anchor may be a screen above it)."""
