@@ -8,6 +8,8 @@ States (``--state``, default ``answer``; ``all`` takes each in turn, one window 
 - ``viewer``: the Contents tab and a guide section with its wiring diagram and a marked passage;
 - ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
   status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
+With ``--dark`` the window uses a dark Fusion palette (to check that dark themes read well)
+and the files are named ``screenshot-<state>-dark.png``.
 Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --out-dir (default
 docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
 kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
@@ -103,18 +105,37 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
     return outcome["code"]
 
 
+def dark_palette():
+    """A dark palette like a desktop's dark theme (what the window follows from the system)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    for role, colour in ((QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
+                         (QPalette.AlternateBase, "#333333"), (QPalette.Text, "#e6e6e6"), (QPalette.Button, "#3a3a3a"),
+                         (QPalette.ButtonText, "#e6e6e6"), (QPalette.Highlight, "#3d7bd9"),
+                         (QPalette.HighlightedText, "#ffffff"), (QPalette.Link, "#8ab4f8"),
+                         (QPalette.PlaceholderText, "#a0a0a0"), (QPalette.ToolTipBase, "#3a3a3a"),
+                         (QPalette.ToolTipText, "#e6e6e6")):
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", type=Path, default=ROOT / "corpus_bundle" / "esp32-starter.sqlite")
     parser.add_argument("--question", default=QUESTION)
     parser.add_argument("--state", choices=STATES + ("all",), default="answer")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
+    parser.add_argument("--dark", action="store_true", help="use a dark palette")
     parser.add_argument("--timeout", type=float, default=240, help="seconds to wait for each state")
     args = parser.parse_args()
 
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Lantern")
+    if args.dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
     bundle = BundleReader(args.bundle)
     code = 0
     for state in STATES if args.state == "all" else (args.state,):
@@ -122,7 +143,7 @@ def main() -> int:
         if state == "degraded":
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
-            code |= take(state, bundle, args.question, args.out_dir / f"screenshot-{state}.png", args.timeout)
+            code |= take(state, bundle, args.question, args.out_dir / f"screenshot-{state}{'-dark' if args.dark else ''}.png", args.timeout)
         finally:
             if saved_models is None:
                 os.environ.pop("LANTERN_MODELS_DIR", None)

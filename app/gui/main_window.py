@@ -22,7 +22,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QUrl, Signal
 from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QFont, QKeySequence, QShortcut, QTextCursor)
 from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTabWidget,
-                               QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from ..bundle.reader import BundleReader
 from ..config import Settings, settings_path
@@ -32,7 +32,9 @@ from .browse import ContentsTree, GuideSearch
 from .render import CITE_SCHEME, answer_as_text, answer_html, excerpt
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .theme import answer_style, guide_style, muted_text, warning_text
-from .viewer import GuideViewer
+from .viewer import ViewerPanel
+from .words import (DEGRADED_NOTES, DEGRADED_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS,  # noqa: F401
+                    STOPPED_WORDS)
 from .workers import AssistantFactory, AssistantWorker
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
@@ -42,30 +44,6 @@ except ImportError:  # pragma: no cover - older Qt
 
 log = logging.getLogger(__name__)
 
-#: The answer states and the degraded states in words a student understands.
-STATE_WORDS = {
-    "answered": "Answered from the guides. Click a number to open the cited section.",
-    "extractive": "The model's answer couldn't be checked against the guides, so here are the most relevant passages.",
-    "not-covered": "The guides don't cover this; the nearest sections are listed below.",
-    "declined-off-topic": "Declined: that request isn't about this course.",
-    "declined-injection": "Declined: Lantern only answers questions about the course guides.",
-}
-SEARCH_ONLY_WORDS = "Search only: no language model, so here are the most relevant passages."
-#: Short words for the status bar (the note above the answer explains them).
-DEGRADED_WORDS = {
-    "keyword-only": "Keyword search only",
-    "search-only": "Search only (no language model)",
-}
-#: The note above the answer, in words a student understands.
-LOADING_NOTE = ("Lantern is loading its language model; asking waits until it is ready. "
-                "You can already search the guides (Ctrl+F) or browse the contents (Ctrl+T).")
-DEGRADED_NOTES = {
-    "keyword-only": "Lantern matches the words of your question, not their meaning, because its embedding "
-                    "model is missing or doesn't fit this course: use the words the guides use.",
-    "search-only": "No language model is available, so Lantern shows the most relevant passages of the "
-                   "guides instead of writing an answer.",
-}
-STOPPED_WORDS = "Stopped: this is what was ready when you pressed Stop."
 HISTORY_TURNS = 3  # exchanges kept for follow-up questions
 TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
 
@@ -217,36 +195,12 @@ class MainWindow(QMainWindow):
         self.tabs.setTabToolTip(TAB_CONTENTS, "The course's table of contents (Ctrl+T)")
         self.tabs.setTabToolTip(TAB_SEARCH, "Search the guides, no language model needed (Ctrl+F)")
 
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(4, 6, 6, 6)
-        header = QHBoxLayout()
-        self.back_button = QToolButton()
-        self.back_button.setArrowType(Qt.LeftArrow)
-        self.back_button.setAccessibleName("Back")
-        self.back_button.setToolTip("Back to the previous place in the guides (Alt+Left)")
-        self.back_button.setEnabled(False)
-        self.forward_button = QToolButton()
-        self.forward_button.setArrowType(Qt.RightArrow)
-        self.forward_button.setAccessibleName("Forward")
-        self.forward_button.setToolTip("Forward (Alt+Right)")
-        self.forward_button.setEnabled(False)
-        for button in (self.back_button, self.forward_button):
-            button.setFocusPolicy(Qt.StrongFocus)
-            header.addWidget(button)
-        self.guide_title = QLabel("Guide: click a citation, a heading in Contents or a search result to open it here.")
-        self.guide_title.setStyleSheet("font-weight: bold;")
-        self.guide_title.setWordWrap(True)
-        self.guide_title.setAccessibleName("Open guide")
-        header.addWidget(self.guide_title, 1)
-        right_layout.addLayout(header)
-        self.viewer = GuideViewer(self.bundle)
+        right = ViewerPanel(self.bundle)
+        self.viewer, self.guide_title = right.viewer, right.title
+        self.back_button, self.forward_button = right.back_button, right.forward_button
         self.viewer.guide_opened.connect(self._guide_opened)
         self.viewer.failed.connect(self._show_note)
         self.viewer.history_changed.connect(self._history_changed)
-        self.back_button.clicked.connect(self.viewer.go_back)
-        self.forward_button.clicked.connect(self.viewer.go_forward)
-        right_layout.addWidget(self.viewer, 1)
 
         self.splitter = QSplitter(Qt.Horizontal)
         self.splitter.setObjectName("main-splitter")
@@ -602,14 +556,11 @@ class MainWindow(QMainWindow):
             self._show_note(str(exc))
 
     def _guide_opened(self, guide: str, anchor: str) -> None:
-        self.guide_title.setText(f"Guide: {self.bundle.source_title(guide)}  ({guide})")
         item = self.contents.item_for(guide, anchor) or self.contents.item_for(guide, "")
         if item is not None:
             self.contents.setCurrentItem(item)
 
     def _history_changed(self, back: bool, forward: bool) -> None:
-        self.back_button.setEnabled(back)
-        self.forward_button.setEnabled(forward)
         self.back_action.setEnabled(back)
         self.forward_action.setEnabled(forward)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QTextEdit
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
@@ -291,3 +291,47 @@ def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
     if start + len(text) > run_start:
         runs.append((run_start, start + len(text)))
     return runs
+
+
+class ViewerPanel(QWidget):
+    """The viewer with its header: Back / Forward buttons and the open guide's title."""
+
+    def __init__(self, bundle: BundleReader, parent=None) -> None:
+        super().__init__(parent)
+        self.bundle = bundle
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 6, 6, 6)
+        header = QHBoxLayout()
+        self.back_button = self._arrow(Qt.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
+        self.forward_button = self._arrow(Qt.RightArrow, "Forward", "Forward (Alt+Right)")
+        header.addWidget(self.back_button)
+        header.addWidget(self.forward_button)
+        self.title = QLabel("Guide: click a citation, a heading in Contents or a search result to open it here.")
+        self.title.setStyleSheet("font-weight: bold;")
+        self.title.setWordWrap(True)
+        self.title.setAccessibleName("Open guide")
+        header.addWidget(self.title, 1)
+        layout.addLayout(header)
+        self.viewer = GuideViewer(bundle)
+        layout.addWidget(self.viewer, 1)
+        self.back_button.clicked.connect(self.viewer.go_back)
+        self.forward_button.clicked.connect(self.viewer.go_forward)
+        self.viewer.history_changed.connect(self._history_changed)
+        self.viewer.guide_opened.connect(self._opened)
+
+    @staticmethod
+    def _arrow(arrow, name: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setArrowType(arrow)
+        button.setAccessibleName(name)
+        button.setToolTip(tip)
+        button.setEnabled(False)
+        button.setFocusPolicy(Qt.StrongFocus)
+        return button
+
+    def _history_changed(self, back: bool, forward: bool) -> None:
+        self.back_button.setEnabled(back)
+        self.forward_button.setEnabled(forward)
+
+    def _opened(self, guide: str, _anchor: str) -> None:
+        self.title.setText(f"Guide: {self.bundle.source_title(guide)}  ({guide})")
