@@ -315,3 +315,19 @@ def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):
     assert len(selections) == 2  # the text before and after the image
     assert all("\ufffc" not in s.cursor.selectedText() for s in selections)
     assert "GPIO 21" in window.viewer.highlighted and "\ufffc" in window.viewer.highlighted
+
+
+def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_bundle):
+    import time
+
+    reply = " ".join([REPLY] * 40)
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=reply, delay=lambda: time.sleep(0.02)))
+    tokens: list[str] = []
+    window.worker.token.connect(tokens.append)
+    ask_with_enter(qtbot, window, QUESTION)
+    qtbot.waitUntil(lambda: len(tokens) >= 2, timeout=5000)
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        qtbot.keyClick(window, Qt.Key_N, Qt.ControlModifier)
+    assert window.stopped
+    assert window.history == [] and window.answer is None
+    assert window.answer_view.toPlainText() == "" and not window.busy

@@ -419,6 +419,9 @@ class MainWindow(QMainWindow):
         self.busy = False
         self.ask_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+
+    def _clear_if_asked(self) -> None:
+        """Finish a New conversation pressed while an answer was running."""
         if self._clear_when_done:
             self._clear_when_done = False
             self.new_conversation()
@@ -490,6 +493,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Answered in {answer.timings_ms.get('total', 0) / 1000:.1f} s", 5000)
         self._announce(f"{state} {self.answer_view.toPlainText()}")
         self.answer_shown.emit(answer)
+        self._clear_if_asked()
 
     def _announce(self, text: str) -> None:
         """Tell screen readers the finished answer once (streamed tokens are not announced)."""
@@ -501,6 +505,7 @@ class MainWindow(QMainWindow):
         self._idle()
         self._set_state(message)
         self.error_shown.emit(message)
+        self._clear_if_asked()
 
     def _crashed(self, message: str) -> None:
         if self.busy:
@@ -508,6 +513,7 @@ class MainWindow(QMainWindow):
         if not self.ready:
             self.model_label.setText("no language model")
         self._set_state(message)
+        self._clear_if_asked()
         QMessageBox.critical(self, "Lantern", message)
 
     # --- sources and citations --------------------------------------------------------
