@@ -62,6 +62,8 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         finish()
 
     def answered(answer) -> None:
+        if not window.isVisible():  # gave up already: this is the answer cut short by closing
+            return
         print(f"[{state}] state={answer.state} degraded={answer.degraded} "
               f"citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
         first = (answer.citations or answer.passages or (None,))[0]
@@ -127,7 +129,7 @@ def main() -> int:
     parser.add_argument("--state", choices=STATES + ("all",), default="answer")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     parser.add_argument("--dark", action="store_true", help="use a dark palette")
-    parser.add_argument("--timeout", type=float, default=240, help="seconds to wait for each state")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for each state")
     args = parser.parse_args()
 
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
@@ -143,7 +145,8 @@ def main() -> int:
         if state == "degraded":
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
-            code |= take(state, bundle, args.question, args.out_dir / f"screenshot-{state}{'-dark' if args.dark else ''}.png", args.timeout)
+            name = f"screenshot-{state}{'-dark' if args.dark else ''}.png"
+            code |= take(state, bundle, args.question, args.out_dir / name, args.timeout)
         finally:
             if saved_models is None:
                 os.environ.pop("LANTERN_MODELS_DIR", None)

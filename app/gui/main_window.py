@@ -148,6 +148,7 @@ class MainWindow(QMainWindow):
         self.sources_list.setAccessibleName("Sources")
         self.sources_list.setAccessibleDescription("Passages of the guides used for the answer; press Enter to open one")
         self.sources_list.setWordWrap(True)
+        self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # wrap instead
         self.sources_list.setAlternatingRowColors(True)
         self.sources_list.itemActivated.connect(self._source_activated)
         self.sources_list.itemClicked.connect(self._source_activated)
