@@ -331,3 +331,25 @@ def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_
     assert window.stopped
     assert window.history == [] and window.answer is None
     assert window.answer_view.toPlainText() == "" and not window.busy
+
+
+def test_real_loader_without_model_files_names_both_degraded_states(qtbot, windows, gui_bundle, tmp_path,
+                                                                     monkeypatch):
+    from app.gui.main_window import MainWindow
+    from app.gui.workers import load_assistant
+
+    monkeypatch.setenv("LANTERN_MODELS_DIR", str(tmp_path / "no-models"))  # the models folder was removed
+    window = MainWindow(gui_bundle, lambda report: load_assistant(gui_bundle, None, report))
+    windows.append(window)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.ready, timeout=10000)
+    assert window.degraded == ("keyword-only", "search-only")
+    assert "Keyword search only" in window.degraded_label.text()
+    assert "Search only" in window.degraded_label.text()
+    assert window.model_label.text() == "no language model"
+    assert window.notice.text() == f"{DEGRADED_NOTES['keyword-only']} {DEGRADED_NOTES['search-only']}"
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("OLED display blank I2C address")
+        window.ask()
+    assert window.answer.state in ("extractive", "not-covered")
