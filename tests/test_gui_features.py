@@ -353,3 +353,11 @@ def test_real_loader_without_model_files_names_both_degraded_states(qtbot, windo
         window.question_box.setPlainText("OLED display blank I2C address")
         window.ask()
     assert window.answer.state in ("extractive", "not-covered")
+
+
+def test_highlight_runs_skip_images_and_their_blank_ends():
+    from app.gui.viewer import _runs_without_images
+
+    assert _runs_without_images(10, "ab\ufffc\u2029cd ") == [(10, 12), (14, 16)]
+    assert _runs_without_images(0, "abc") == [(0, 3)]
+    assert _runs_without_images(0, " \ufffc ") == []

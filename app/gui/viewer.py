@@ -281,15 +281,16 @@ class GuideViewer(QTextBrowser):
 
 def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
     """``(start, end)`` document positions of the runs of ``text`` (which begins at ``start``)
-    between images (U+FFFC), so a highlight never tints a wiring diagram."""
-    runs, run_start = [], start
-    for i, char in enumerate(text):
-        if char == "\ufffc":
-            if start + i > run_start:
-                runs.append((run_start, start + i))
-            run_start = start + i + 1
-    if start + len(text) > run_start:
-        runs.append((run_start, start + len(text)))
+    between images (U+FFFC), without the white space at their ends, so a highlight never
+    tints a wiring diagram or the empty line beside it."""
+    runs = []
+    offset = 0
+    for piece in text.split("\ufffc"):
+        stripped = piece.strip(" \t\u2028\u2029\n")
+        if stripped:
+            lead = len(piece) - len(piece.lstrip(" \t\u2028\u2029\n"))
+            runs.append((start + offset + lead, start + offset + lead + len(stripped)))
+        offset += len(piece) + 1
     return runs
 
 
