@@ -14,6 +14,7 @@ it, passage highlight included.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
@@ -279,16 +280,23 @@ class GuideViewer(QTextBrowser):
         return image
 
 
+#: Characters a highlight run never spans: an image (U+FFFC) and Qt's frame marks (U+FDD0 /
+#: U+FDD1, the edges of a table and its cells: a selection across them is painted as a
+#: cell selection, a block beside the image above the table).
+_BREAKS = re.compile("[\ufffc\ufdd0\ufdd1]")
+_BLANK = " \t\n\u2028\u2029"
+
+
 def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
     """``(start, end)`` document positions of the runs of ``text`` (which begins at ``start``)
-    between images (U+FFFC), without the white space at their ends, so a highlight never
-    tints a wiring diagram or the empty line beside it."""
+    between images and table cell edges (:data:`_BREAKS`), without white space at their ends,
+    so a highlight never tints a wiring diagram or paints beside it."""
     runs = []
     offset = 0
-    for piece in text.split("\ufffc"):
-        stripped = piece.strip(" \t\u2028\u2029\n")
+    for piece in _BREAKS.split(text):
+        stripped = piece.strip(_BLANK)
         if stripped:
-            lead = len(piece) - len(piece.lstrip(" \t\u2028\u2029\n"))
+            lead = len(piece) - len(piece.lstrip(_BLANK))
             runs.append((start + offset + lead, start + offset + lead + len(stripped)))
         offset += len(piece) + 1
     return runs
