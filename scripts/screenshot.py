@@ -1,75 +1,158 @@
-"""Take the README screenshot: the real window, real models, one question, first citation open.
+"""Take the README screenshots: the real window, real models, the demo course.
 
 Run under a display, e.g.:
-    xvfb-run -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot.py
-Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --out
-(default docs/screenshot-answer.png). Exits 1 when the answer does not arrive in time.
+    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot.py --state all
+States (``--state``, default ``answer``; ``all`` takes each in turn, one window at a time):
+- ``answer``: one question answered with citations, the first citation open in the viewer;
+- ``search``: the Search tab with highlighted results, the first one open and marked;
+- ``viewer``: the Contents tab and a guide section with its wiring diagram and a marked passage;
+- ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
+  status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
+With ``--dark`` the window uses a dark Fusion palette (to check that dark themes read well)
+and the files are named ``screenshot-<state>-dark.png``.
+Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --out-dir (default
+docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
+kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
+state does not finish in time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.bundle.reader import BundleReader  # noqa: E402
-from app.gui.main_window import MainWindow  # noqa: E402
+from app.gui.main_window import TAB_CONTENTS, MainWindow  # noqa: E402
 from app.gui.workers import load_assistant  # noqa: E402
 
 QUESTION = "My OLED display stays blank, what should I check?"
+SEARCH = "oled blank"
+VIEWER_PASSAGE = "SDA GPIO 21"  # the OLED wiring section, with its diagram
+STATES = ("answer", "search", "viewer", "degraded")
+SIZE = (1380, 860)
+
+
+def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float) -> int:
+    """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
+    window = MainWindow(bundle, lambda report: load_assistant(bundle, None, report))
+    window.resize(*SIZE)
+    window.splitter.setSizes([600, SIZE[0] - 600])
+    window.show()
+    outcome = {"code": 1}
+    loop = QEventLoop()
+
+    def finish() -> None:
+        window.close()
+        loop.quit()
+
+    def save() -> None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(out), "PNG", 9)
+        print(f"saved {out} ({out.stat().st_size // 1024} KB)", file=sys.stderr)
+        outcome["code"] = 0
+        finish()
+
+    def answered(answer) -> None:
+        if not window.isVisible():  # gave up already: this is the answer cut short by closing
+            return
+        print(f"[{state}] state={answer.state} degraded={answer.degraded} "
+              f"citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
+        first = (answer.citations or answer.passages or (None,))[0]
+        if first is not None:
+            window.open_citation(first.n)
+            window.sources_list.setCurrentRow(first.n - 1)
+        window.answer_view.setFocus()
+        QTimer.singleShot(500, save)
+
+    def ready() -> None:
+        if state in ("answer", "degraded"):
+            window.question_box.setPlainText(question)
+            window.ask()
+        elif state == "search":
+            window.focus_search()
+            window.search.box.setText(SEARCH)
+            window.search.search()
+            window.search.results.setFocus()
+            window.search._activated(window.search.results.item(0))
+            QTimer.singleShot(500, save)
+        elif state == "viewer":
+            match = bundle.search_guides(VIEWER_PASSAGE, 1)[0]
+            window.open_location(match.source, match.anchor, match.text)
+            window.tabs.setCurrentIndex(TAB_CONTENTS)
+            window.contents.setFocus()
+            QTimer.singleShot(500, save)
+
+    def give_up() -> None:
+        print(f"[{state}] not finished within {timeout:.0f} s", file=sys.stderr)
+        finish()
+
+    window.answer_shown.connect(answered)
+    window.error_shown.connect(lambda message: (print(message, file=sys.stderr), finish()))
+    window.models_loaded.connect(ready)  # in the GUI thread (the worker's own signals are not)
+    timer = QTimer(window)
+    timer.setSingleShot(True)
+    timer.timeout.connect(give_up)
+    timer.start(int(timeout * 1000))
+    loop.exec()
+    window.shutdown()
+    return outcome["code"]
+
+
+def dark_palette():
+    """A dark palette like a desktop's dark theme (what the window follows from the system)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    for role, colour in ((QPalette.Window, "#2b2b2b"), (QPalette.WindowText, "#e6e6e6"), (QPalette.Base, "#1e1e1e"),
+                         (QPalette.AlternateBase, "#333333"), (QPalette.Text, "#e6e6e6"), (QPalette.Button, "#3a3a3a"),
+                         (QPalette.ButtonText, "#e6e6e6"), (QPalette.Highlight, "#3d7bd9"),
+                         (QPalette.HighlightedText, "#ffffff"), (QPalette.Link, "#8ab4f8"),
+                         (QPalette.PlaceholderText, "#a0a0a0"), (QPalette.ToolTipBase, "#3a3a3a"),
+                         (QPalette.ToolTipText, "#e6e6e6")):
+        palette.setColor(role, QColor(colour))
+    return palette
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", type=Path, default=ROOT / "corpus_bundle" / "esp32-starter.sqlite")
     parser.add_argument("--question", default=QUESTION)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot-answer.png")
-    parser.add_argument("--timeout", type=float, default=180, help="seconds to wait for the answer")
+    parser.add_argument("--state", choices=STATES + ("all",), default="answer")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
+    parser.add_argument("--dark", action="store_true", help="use a dark palette")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for each state")
     args = parser.parse_args()
 
+    os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
     app = QApplication(sys.argv[:1])
+    app.setApplicationName("Lantern")
+    if args.dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
     bundle = BundleReader(args.bundle)
-    window = MainWindow(bundle, lambda report: load_assistant(bundle, None, report))
-    window.resize(1380, 860)
-    window.show()
-    outcome = {"code": 1}
-
-    def ask() -> None:
-        window.question_box.setPlainText(args.question)
-        window.ask()
-
-    def shown(answer) -> None:
-        print(f"state={answer.state} citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
-        first = (answer.citations or answer.passages or (None,))[0]
-        if first is not None:
-            window.open_citation(first.n)
-            window.sources_list.setCurrentRow(first.n - 1)
-        QTimer.singleShot(400, save)
-
-    def save() -> None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        window.grab().save(str(args.out))
-        print(f"saved {args.out}", file=sys.stderr)
-        outcome["code"] = 0
-        window.close()
-
-    def give_up() -> None:
-        print(f"no answer within {args.timeout:.0f} s", file=sys.stderr)
-        window.close()
-
-    window.answer_shown.connect(shown)
-    window.error_shown.connect(lambda message: (print(message, file=sys.stderr), window.close()))
-    QTimer.singleShot(300, ask)  # the question waits in the worker until the models are loaded
-    QTimer.singleShot(int(args.timeout * 1000), give_up)
-    app.exec()
-    window.shutdown()
-    return outcome["code"]
+    code = 0
+    for state in STATES if args.state == "all" else (args.state,):
+        saved_models = os.environ.get("LANTERN_MODELS_DIR")
+        if state == "degraded":
+            os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
+        try:
+            name = f"screenshot-{state}{'-dark' if args.dark else ''}.png"
+            code |= take(state, bundle, args.question, args.out_dir / name, args.timeout)
+        finally:
+            if saved_models is None:
+                os.environ.pop("LANTERN_MODELS_DIR", None)
+            else:
+                os.environ["LANTERN_MODELS_DIR"] = saved_models
+    return code
 
 
 if __name__ == "__main__":

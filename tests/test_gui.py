@@ -64,6 +64,14 @@ QUESTION = "My OLED display stays blank, what should I check?"
 REPLY = "The display needs the I2C address 0x3C [1]."
 
 
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch) -> Path:
+    """Settings and the window layout go to a temporary folder, never the user's."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture()
 def gui_bundle(tmp_path: Path):
     course = tmp_path / "course"
@@ -109,9 +117,11 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
     tokens: list[str] = []
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     window.worker.token.connect(tokens.append)
-    assert window.model_label.text() == "fake-model.gguf"
-    assert window.version_label.text() == f"corpus {gui_bundle.corpus_version[:12]}"
-    assert window.degraded_label.text() == ""
+    assert window.model_label.text() == "model: fake-model.gguf"
+    built = gui_bundle.meta["built_at"][:10]
+    assert window.version_label.text() == f"corpus {gui_bundle.corpus_version[:12]} · built {built}"
+    assert window.course_label.text() == "GUI test course"
+    assert window.degraded_label.text() == "" and window.notice.isHidden()
 
     # Shift+Enter is a new line, not a send.
     qtbot.keyClick(window.question_box, Qt.Key_Return, Qt.ShiftModifier)

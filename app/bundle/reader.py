@@ -8,6 +8,7 @@ file and the fix.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +35,42 @@ class ChunkRow:
     anchor: str
     span: tuple[int, int]
     text: str
+
+
+@dataclass(frozen=True)
+class GuideMatch:
+    """One result of :meth:`BundleReader.search_guides`: a chunk and a snippet of it.
+
+    ``snippet`` is a short plain-text excerpt of the chunk with each matched word wrapped
+    in :data:`MATCH_START` / :data:`MATCH_END` (control characters, so a renderer can
+    escape the text first and then turn the markers into highlighting).
+    """
+
+    chunk_id: int
+    source: str
+    heading: str
+    anchor: str
+    text: str
+    snippet: str
+
+
+#: Markers around matched words in :attr:`GuideMatch.snippet`.
+MATCH_START, MATCH_END = "\x02", "\x03"
+#: Tokens of context FTS5 ``snippet()`` keeps around the matches (its maximum is 64).
+SNIPPET_TOKENS = 18
+
+
+def guide_search_query(text: str) -> tuple[str, str]:
+    """FTS5 queries for what a student typed: ``(all words, any word)``, each word a quoted
+    prefix term (``"oled"* "bla"*``); ``("", "")`` when nothing searchable is left.
+
+    Every word goes through :func:`quote_fts`, so ``C++``, ``AND``, ``"`` and ``-v`` are
+    searched as text, never parsed as FTS5 syntax. Pieces without a letter or digit are dropped
+    (FTS5 would find no token in them).
+    """
+    words = [w for w in text.split() if re.search(r"\w", w)][:12]
+    terms = [quote_fts(w) + "*" for w in words]
+    return " ".join(terms), " OR ".join(terms)
 
 
 @dataclass(frozen=True)
@@ -121,6 +158,29 @@ class BundleReader:
                            (quote_fts(phrase), k))
         return [r[0] for r in rows]
 
+    def search_guides(self, text: str, limit: int = 30) -> list[GuideMatch]:
+        """Chunks matching every word of ``text`` as a prefix (FTS5 over heading path and text),
+        best BM25 first, at most ``limit``; when no chunk has every word, chunks with any word.
+
+        Fast enough for a search box (an indexed query, a few ms on a course of hundreds of
+        chunks); needs neither the embedding model nor the LLM.
+        """
+        every, any_ = guide_search_query(text)
+        if not every:
+            return []
+        sql = ("SELECT c.id, s.path, c.heading, c.anchor, c.text, "
+               f"snippet(chunks_fts, 1, '{MATCH_START}', '{MATCH_END}', '…', {SNIPPET_TOKENS}) "
+               "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN sources s ON s.id = c.source_id "
+               "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?")
+        for query in (every, any_) if any_ != every else (every,):
+            try:
+                rows = self._query(sql, (query, int(limit)))
+            except apsw.SQLError:  # defensive: quoting should make every query valid
+                return []
+            if rows:
+                return [GuideMatch(r[0], r[1], r[2], r[3], r[4], _clean_snippet(r[5])) for r in rows]
+        return []
+
     # --- semantic ---------------------------------------------------------------------
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """``k`` nearest chunks to a ``(dim,) float32`` unit vector: ``(chunk id, cosine distance)``,
@@ -172,3 +232,11 @@ class BundleReader:
 
     def chunker_settings(self) -> dict:
         return json.loads(self.meta.get("chunker", "{}"))
+
+
+def _clean_snippet(snippet: str) -> str:
+    """One line of a snippet: Markdown heading marks, emphasis, backticks and runs of
+    whitespace removed (the match markers stay)."""
+    lines = [re.sub(r"^#{1,6}\s+", "", line.strip()) for line in snippet.splitlines()]
+    text = re.sub(r"\*\*|__|`", "", " ".join(lines))
+    return " ".join(text.split())

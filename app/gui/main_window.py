@@ -1,44 +1,51 @@
 """The main window: ask a question, read the streamed answer, open its citations in the guide.
 
-Left: the answer (streamed, then rendered from Markdown with ``[n]`` links), the answer's
-state in words, the numbered sources, the question box with Ask / Stop. Right: the guide
-viewer. The status bar names the course, the corpus version, the model and any degraded
+Left, three tabs: **Ask** (a note while the models load or when a model is missing; New
+conversation / Copy answer; the answer, streamed and then rendered from Markdown with
+``[n]`` links; the answer's state in words; the numbered sources; the question box with
+Ask / Stop), **Contents** (the course's table of contents) and **Search** (the FTS5 guide
+search, which works without any model). Right: the guide viewer with Back / Forward. The
+status bar names the course, the corpus version and build date, the model and any degraded
 state. All heavy work runs in :class:`~app.gui.workers.AssistantWorker` on its own thread.
+
+Keyboard: Ctrl+L question, Enter asks, Tab goes from the question to the answer (then its
+citation links, Enter opens one) and the sources; Esc stops; Ctrl+N new conversation;
+Ctrl+F search the guides; Ctrl+T contents; Ctrl+C in the answer copies it with its sources;
+Alt+Left / Alt+Right back and forward in the viewer; Ctrl+, settings.
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThread, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
-                               QPlainTextEdit, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QUrl, Signal
+from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QFont, QKeySequence, QShortcut, QTextCursor)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+                               QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTabWidget,
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from ..bundle.reader import BundleReader
+from ..config import Settings, settings_path
 from ..errors import LanternError
 from ..records import HEADING_SEPARATOR, Answer, Passage
-from .render import CITE_SCHEME, answer_html, excerpt
-from .viewer import GuideViewer
+from .browse import ContentsTree, GuideSearch
+from .render import CITE_SCHEME, answer_as_text, answer_html, excerpt
+from .settings_dialog import RESTART_NOTE, SettingsDialog
+from .theme import answer_style, guide_style, muted_text, warning_text
+from .viewer import ViewerPanel
+from .words import (DEGRADED_NOTES, DEGRADED_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS,  # noqa: F401
+                    STOPPED_WORDS)
 from .workers import AssistantFactory, AssistantWorker
+
+try:  # Qt >= 6.8: tell screen readers about the finished answer.
+    from PySide6.QtGui import QAccessibleAnnouncementEvent
+except ImportError:  # pragma: no cover - older Qt
+    QAccessibleAnnouncementEvent = None
 
 log = logging.getLogger(__name__)
 
-#: The answer states and the degraded states in words a student understands.
-STATE_WORDS = {
-    "answered": "Answered from the guides. Click a number to open the cited section.",
-    "extractive": "The model's answer couldn't be checked against the guides, so here are the most relevant passages.",
-    "not-covered": "The guides don't cover this; the nearest sections are listed below.",
-    "declined-off-topic": "Declined: that request isn't about this course.",
-    "declined-injection": "Declined: Lantern only answers questions about the course guides.",
-}
-SEARCH_ONLY_WORDS = "Search only: no language model, so here are the most relevant passages."
-DEGRADED_WORDS = {
-    "keyword-only": "Keyword search only: the embedding model is missing",
-    "search-only": "Search only: no language model, showing passages instead of answers",
-}
-STOPPED_WORDS = "Stopped: this is what was ready when you pressed Stop."
 HISTORY_TURNS = 3  # exchanges kept for follow-up questions
+TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
 
 
 class MainWindow(QMainWindow):
@@ -47,14 +54,17 @@ class MainWindow(QMainWindow):
     ``assistant_factory`` builds the :class:`~app.answer.answerer.Assistant`; it runs in the
     worker thread and may take a ``report(text, warning=False)`` argument for status notes.
     Attributes tests rely on: ``question_box``, ``ask_button``, ``stop_button``,
-    ``answer_view``, ``state_label``, ``sources_list``, ``viewer``, ``worker``, ``answer``
-    (the last final :class:`Answer`), ``stopped`` (whether Stop ended the last answer).
+    ``new_button``, ``copy_button``, ``answer_view``, ``state_label``, ``notice``,
+    ``sources_list``, ``tabs``, ``contents``, ``search``, ``viewer``, ``back_button``,
+    ``forward_button``, ``worker``, ``answer`` (the last final :class:`Answer`), ``stopped``
+    (whether Stop ended the last answer), ``history`` (the exchanges sent as memory).
     ``answer_shown(Answer)`` and ``error_shown(str)`` are emitted (in the GUI thread) once
-    the window has shown a final answer or an error.
+    the window has shown a final answer or an error; ``models_loaded()`` once loading ended.
     """
 
     answer_shown = Signal(object)
     error_shown = Signal(str)
+    models_loaded = Signal()  # loading finished (ready or failed), in the GUI thread
 
     def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None) -> None:
         super().__init__(parent)
@@ -63,46 +73,82 @@ class MainWindow(QMainWindow):
         self.stopped = False
         self.busy = False
         self.ready = False
+        self.degraded: tuple[str, ...] = ()
         self._passages: dict[int, Passage] = {}
-        self._history: list[dict] = []
+        self.history: list[dict] = []
         self._streamed: list[str] = []
+        self._clear_when_done = False
+        self._pending_question = ""
         self.setWindowTitle(f"Lantern — {bundle.title}")
         self.resize(1280, 820)
         self._build_widgets()
         self._build_status_bar()
-        self._build_shortcuts()
+        self._build_actions()
+        self._apply_palette()
+        self._restore_layout()
         self._start_worker(assistant_factory)
 
     # --- construction -----------------------------------------------------------------
     def _build_widgets(self) -> None:
-        left = QWidget()
-        layout = QVBoxLayout(left)
-        layout.setContentsMargins(8, 8, 4, 8)
+        ask_page = QWidget()
+        layout = QVBoxLayout(ask_page)
+        layout.setContentsMargins(6, 6, 6, 6)
+
+        self.notice = QLabel(LOADING_NOTE)
+        self.notice.setWordWrap(True)
+        self.notice.setFrameShape(QFrame.StyledPanel)
+        self.notice.setMargin(6)
+        self.notice.setAccessibleName("Note")
+        layout.addWidget(self.notice)
+
+        top = QHBoxLayout()
+        self.conversation_label = QLabel("")
+        self.conversation_label.setAccessibleName("Conversation")
+        self.conversation_label.setWordWrap(True)
+        top.addWidget(self.conversation_label, 1)
+        self.new_button = QPushButton("&New conversation")
+        self.new_button.setAccessibleName("New conversation")
+        self.new_button.setAccessibleDescription("Forget the previous questions and clear the answer (Ctrl+N)")
+        self.new_button.setToolTip("Forget the previous questions and start over (Ctrl+N)")
+        self.new_button.clicked.connect(self.new_conversation)
+        self.copy_button = QPushButton("&Copy answer")
+        self.copy_button.setAccessibleName("Copy answer")
+        self.copy_button.setAccessibleDescription("Copy the answer and its sources as text (Ctrl+C in the answer)")
+        self.copy_button.setToolTip("Copy the answer with its sources written out (Ctrl+C in the answer)")
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self.copy_answer)
+        top.addWidget(self.new_button)
+        top.addWidget(self.copy_button)
+        layout.addLayout(top)
+
+        self.asked_label = QLabel("")
+        self.asked_label.setWordWrap(True)
+        self.asked_label.setAccessibleName("Your question")
+        self.asked_label.setTextFormat(Qt.PlainText)
+        layout.addWidget(self.asked_label)
 
         self.answer_view = QTextBrowser()
         self.answer_view.setOpenLinks(False)
         self.answer_view.setAccessibleName("Answer")
-        self.answer_view.setAccessibleDescription("The answer; citation numbers are links to the guides")
+        self.answer_view.setAccessibleDescription("The answer; Tab moves between its citation links, Enter opens one")
         self.answer_view.anchorClicked.connect(self._citation_clicked)
-        self.answer_view.document().setDefaultStyleSheet("a { color: #1a5fb4; font-weight: bold; text-decoration: none; }"
-                                                         " p { margin-bottom: 8px; }")
         self.answer_view.setPlaceholderText(f"Ask a question about {self.bundle.title}. "
                                             "Answers come from the course guides, with numbered citations.")
-        layout.addWidget(self.answer_view, 2)
+        layout.addWidget(self.answer_view, 3)
 
         self.state_label = QLabel("")
         self.state_label.setWordWrap(True)
         self.state_label.setAccessibleName("Answer state")
-        self.state_label.setStyleSheet("color: #5e5c64;")
         layout.addWidget(self.state_label)
 
-        sources_title = QLabel("Sources")
+        sources_title = QLabel("S&ources")
         sources_title.setStyleSheet("font-weight: bold;")
         layout.addWidget(sources_title)
         self.sources_list = QListWidget()
         self.sources_list.setAccessibleName("Sources")
         self.sources_list.setAccessibleDescription("Passages of the guides used for the answer; press Enter to open one")
         self.sources_list.setWordWrap(True)
+        self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # wrap instead
         self.sources_list.setAlternatingRowColors(True)
         self.sources_list.itemActivated.connect(self._source_activated)
         self.sources_list.itemClicked.connect(self._source_activated)
@@ -113,16 +159,18 @@ class MainWindow(QMainWindow):
         layout.addWidget(question_title)
         self.question_box = QPlainTextEdit()
         self.question_box.setAccessibleName("Question")
+        self.question_box.setAccessibleDescription("Type a question about the course and press Enter; "
+                                                   "Tab then moves to the answer")
         self.question_box.setPlaceholderText("e.g. My OLED display stays blank, what should I check?")
         self.question_box.setTabChangesFocus(True)
         self.question_box.setFixedHeight(self.question_box.fontMetrics().lineSpacing() * 3 + 16)
-        self.question_box.installEventFilter(self)
         question_title.setBuddy(self.question_box)
         layout.addWidget(self.question_box)
 
         buttons = QHBoxLayout()
         self.ask_button = QPushButton("&Ask")
         self.ask_button.setAccessibleName("Ask")
+        self.ask_button.setAccessibleDescription("Send the question (Enter in the question box)")
         self.ask_button.setDefault(True)
         self.ask_button.clicked.connect(self.ask)
         self.stop_button = QPushButton("Stop")
@@ -135,51 +183,97 @@ class MainWindow(QMainWindow):
         buttons.addStretch(1)
         layout.addLayout(buttons)
 
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(4, 8, 8, 8)
-        self.guide_title = QLabel("Guide: click a citation to open the cited section here.")
-        self.guide_title.setStyleSheet("font-weight: bold;")
-        self.guide_title.setWordWrap(True)
-        right_layout.addWidget(self.guide_title)
-        self.viewer = GuideViewer(self.bundle)
+        self.contents = ContentsTree(self.bundle)
+        self.contents.open_requested.connect(self.open_location)
+        self.search = GuideSearch(self.bundle)
+        self.search.open_requested.connect(self.open_location)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Ask, contents and search")
+        self.tabs.addTab(ask_page, "Ask")
+        self.tabs.addTab(self.contents, "Contents")
+        self.tabs.addTab(self.search, "Search")
+        self.tabs.setTabToolTip(TAB_ASK, "Ask a question (Ctrl+L)")
+        self.tabs.setTabToolTip(TAB_CONTENTS, "The course's table of contents (Ctrl+T)")
+        self.tabs.setTabToolTip(TAB_SEARCH, "Search the guides, no language model needed (Ctrl+F)")
+
+        right = ViewerPanel(self.bundle)
+        self.viewer, self.guide_title = right.viewer, right.title
+        self.back_button, self.forward_button = right.back_button, right.forward_button
         self.viewer.guide_opened.connect(self._guide_opened)
         self.viewer.failed.connect(self._show_note)
-        right_layout.addWidget(self.viewer, 1)
+        self.viewer.history_changed.connect(self._history_changed)
 
         self.splitter = QSplitter(Qt.Horizontal)
-        self.splitter.addWidget(left)
+        self.splitter.setObjectName("main-splitter")
+        self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([560, 720])
         self.setCentralWidget(self.splitter)
-        self.setTabOrder(self.question_box, self.ask_button)
-        self.setTabOrder(self.ask_button, self.stop_button)
-        self.setTabOrder(self.stop_button, self.answer_view)
-        self.setTabOrder(self.answer_view, self.sources_list)
-        self.setTabOrder(self.sources_list, self.viewer)
+        # After asking, Tab goes straight to the answer and its citations, then the sources.
+        order = [self.question_box, self.answer_view, self.sources_list, self.ask_button, self.stop_button,
+                 self.new_button, self.copy_button]
+        for first, second in zip(order, order[1:]):
+            self.setTabOrder(first, second)
+        self._update_conversation_label()
+        self.question_box.installEventFilter(self)  # Enter sends
+        self.answer_view.installEventFilter(self)  # Ctrl+C copies the whole answer
         self.question_box.setFocus()
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
+        built = self.bundle.meta.get("built_at", "")
         self.course_label = QLabel(self.bundle.title)
         self.course_label.setAccessibleName("Course")
-        self.version_label = QLabel(f"corpus {self.bundle.corpus_version[:12]}")
+        self.course_label.setToolTip(str(self.bundle.path))
+        self.version_label = QLabel(f"corpus {self.bundle.corpus_version[:12]}"
+                                    + (f" · built {built[:10]}" if built else ""))
         self.version_label.setToolTip(f"Corpus version {self.bundle.corpus_version}, built "
-                                      f"{self.bundle.meta.get('built_at', 'at an unknown time')}")
-        self.version_label.setAccessibleName("Corpus version")
-        self.model_label = QLabel("")
+                                      f"{built or 'at an unknown time'}")
+        self.version_label.setAccessibleName("Corpus version and build date")
+        self.model_label = QLabel("model: loading…")
         self.model_label.setAccessibleName("Language model")
         self.degraded_label = QLabel("")
         self.degraded_label.setAccessibleName("Limitations")
-        self.degraded_label.setStyleSheet("color: #a51d2d;")
+        self.load_bar = QProgressBar()
+        self.load_bar.setRange(0, 0)  # busy: loading has no measurable steps
+        self.load_bar.setMaximumWidth(120)
+        self.load_bar.setAccessibleName("Loading the models")
+        bar.addWidget(self.load_bar)
         for label in (self.course_label, self.version_label, self.model_label, self.degraded_label):
             bar.addPermanentWidget(label)
         bar.showMessage("Loading the models…")
 
-    def _build_shortcuts(self) -> None:
-        QShortcut(QKeySequence("Ctrl+L"), self, self.focus_question)
+    def _build_actions(self) -> None:
+        """The menus; their shortcuts are the window's keyboard shortcuts."""
+        def action(menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+            act = QAction(text, self)
+            if shortcut is not None:
+                act.setShortcut(QKeySequence(shortcut))
+            if tip:
+                act.setStatusTip(tip)
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        bar = self.menuBar()
+        lantern = bar.addMenu("&Lantern")
+        action(lantern, "&Settings…", self.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
+        lantern.addSeparator()
+        action(lantern, "&Quit", self.close, QKeySequence.Quit)
+        ask = bar.addMenu("&Conversation")
+        action(ask, "Ask a &question", self.focus_question, "Ctrl+L")
+        self.new_action = action(ask, "&New conversation", self.new_conversation, "Ctrl+N")
+        action(ask, "&Stop the answer\tEsc", self.stop)
+        self.copy_action = action(ask, "&Copy answer with sources", self.copy_answer)
+        guides = bar.addMenu("&Guides")
+        action(guides, "&Search the guides", self.focus_search, "Ctrl+F")
+        action(guides, "&Contents", self.focus_contents, "Ctrl+T")
+        self.back_action = action(guides, "&Back", self.viewer.go_back, "Alt+Left")
+        self.forward_action = action(guides, "&Forward", self.viewer.go_forward, "Alt+Right")
+        self.back_action.setEnabled(False)
+        self.forward_action.setEnabled(False)
         QShortcut(QKeySequence(Qt.Key_Escape), self, self.stop)
 
     def _start_worker(self, factory: AssistantFactory) -> None:
@@ -211,11 +305,31 @@ class MainWindow(QMainWindow):
                 and not event.modifiers() & Qt.ShiftModifier:
             self.ask()
             return True
+        if obj is self.answer_view and event.type() == QEvent.KeyPress and event.matches(QKeySequence.Copy) \
+                and not self._answer_has_text_selection():
+            self.copy_answer()
+            return True
         return super().eventFilter(obj, event)
 
+    def _answer_has_text_selection(self) -> bool:
+        """True when the student selected text in the answer (a link focused with Tab doesn't count)."""
+        cursor = self.answer_view.textCursor()
+        return cursor.hasSelection() and not cursor.charFormat().isAnchor()
+
     def focus_question(self) -> None:
+        self.tabs.setCurrentIndex(TAB_ASK)
         self.question_box.setFocus(Qt.ShortcutFocusReason)
         self.question_box.selectAll()
+
+    def focus_search(self) -> None:
+        self.tabs.setCurrentIndex(TAB_SEARCH)
+        self.search.focus_box()
+
+    def focus_contents(self) -> None:
+        self.tabs.setCurrentIndex(TAB_CONTENTS)
+        self.contents.setFocus(Qt.ShortcutFocusReason)
+        if self.contents.currentItem() is None and self.contents.topLevelItemCount():
+            self.contents.setCurrentItem(self.contents.topLevelItem(0))
 
     # --- asking -----------------------------------------------------------------------
     def ask(self) -> None:
@@ -228,16 +342,70 @@ class MainWindow(QMainWindow):
             return
         self.busy = True
         self.stopped = False
+        self.answer = None
         self.worker.stop_flag.clear()
         self._streamed = []
         self._passages = {}
         self.answer_view.clear()
         self.sources_list.clear()
+        self.asked_label.setText(f"You asked: {question}")
         self.ask_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        self._set_state("Searching the guides…" if self.ready else "Waiting for the models to load…")
-        self.worker.ask_requested.emit(question, list(self._history[-2 * HISTORY_TURNS:]))
+        self.copy_button.setEnabled(False)
+        self._set_state("Searching the guides…" if self.ready else
+                        "Waiting for the language model to load; the question is sent as soon as it is ready…")
         self._pending_question = question
+        self.worker.ask_requested.emit(question, self.memory())
+
+    def memory(self) -> list[dict]:
+        """The history sent with the next question: the last :data:`HISTORY_TURNS` exchanges."""
+        return [dict(m) for m in self.history[-2 * HISTORY_TURNS:]]
+
+    def new_conversation(self) -> None:
+        """Forget the previous exchanges and clear the answer (stops a running answer first)."""
+        if self.busy:
+            self._clear_when_done = True
+            self.stop()
+            return
+        self.history = []
+        self.answer = None
+        self._passages = {}
+        self.answer_view.clear()
+        self.answer_view.setAccessibleDescription("The answer; Tab moves between its citation links, Enter opens one")
+        self.sources_list.clear()
+        self.asked_label.setText("")
+        self.question_box.clear()
+        self.copy_button.setEnabled(False)
+        self._set_state("New conversation: earlier questions are forgotten.")
+        self._update_conversation_label()
+        self.focus_question()
+
+    def answer_text(self) -> str:
+        """The last answer as plain text with its citations written out (guide path › heading)."""
+        if self.answer is None:
+            return ""
+        answer = self.answer
+        nearest = not answer.citations
+        listed = answer.citations or (answer.passages if answer.state == "not-covered" else ())
+        return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in listed], nearest=nearest)
+
+    def copy_answer(self) -> None:
+        """Put :meth:`answer_text` on the clipboard."""
+        text = self.answer_text()
+        if not text:
+            self.statusBar().showMessage("There is no answer to copy yet.", 4000)
+            return
+        QApplication.clipboard().setText(text)
+        self.statusBar().showMessage("Answer copied with its sources.", 4000)
+
+    def _update_conversation_label(self) -> None:
+        turns = min(len(self.history) // 2, HISTORY_TURNS)
+        if not turns:
+            self.conversation_label.setText("New conversation.")
+        elif turns == 1:
+            self.conversation_label.setText("A follow-up question can refer to your last question.")
+        else:
+            self.conversation_label.setText(f"A follow-up question can refer to your last {turns} questions.")
 
     def stop(self) -> None:
         """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
@@ -253,27 +421,44 @@ class MainWindow(QMainWindow):
         self.ask_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 
+    def _clear_if_asked(self) -> None:
+        """Finish a New conversation pressed while an answer was running."""
+        if self._clear_when_done:
+            self._clear_when_done = False
+            self.new_conversation()
+
     # --- worker signals ---------------------------------------------------------------
     def _progress(self, text: str) -> None:
         self.statusBar().showMessage(text)
 
     def _ready(self, assistant) -> None:
         self.ready = True
+        self.load_bar.hide()
         self.statusBar().clearMessage()
-        self.model_label.setText(assistant.model_name or "no language model")
-        words = [DEGRADED_WORDS.get(d, d) for d in assistant.degraded]
+        self.model_label.setText(f"model: {assistant.model_name}" if assistant.model_name else "no language model")
+        self.degraded = tuple(assistant.degraded)
+        words = [DEGRADED_WORDS.get(d, d) for d in self.degraded]
         self.degraded_label.setText("; ".join(words))
         reason = getattr(assistant.retriever, "degraded_reason", "")
-        self.degraded_label.setToolTip(f"Keyword search only because {reason}." if reason else "")
+        tips = [f"keyword-only: {reason}." if reason and "keyword-only" in self.degraded else "",
+                "search-only: the chat model could not be loaded." if "search-only" in self.degraded else ""]
+        self.degraded_label.setToolTip("\n".join(t for t in tips if t))
+        notes = [DEGRADED_NOTES[d] for d in self.degraded if d in DEGRADED_NOTES]
+        self.notice.setText(" ".join(notes))
+        self.notice.setVisible(bool(notes))
         if self.busy:
             self._set_state("Searching the guides…")
+        self.models_loaded.emit()
 
     def _load_failed(self, message: str) -> None:
+        self.load_bar.hide()
         self.statusBar().showMessage("The models could not be loaded.")
         self.model_label.setText("no language model")
+        self.notice.setText(f"{message} You can still search the guides (Ctrl+F).")
         self._show_note(message)
         if self.busy:
             self._idle()
+        self.models_loaded.emit()
 
     def _passages_ready(self, passages: list) -> None:
         self._passages = {p.n: p for p in passages}
@@ -298,17 +483,30 @@ class MainWindow(QMainWindow):
             words = SEARCH_ONLY_WORDS
         else:
             words = STATE_WORDS.get(answer.state, answer.state)
-        self._set_state(f"{STOPPED_WORDS} {words}" if self.stopped else words)
+        state = f"{STOPPED_WORDS} {words}" if self.stopped else words
+        self._set_state(state)
         if answer.state in ("answered", "extractive"):
-            self._history += [{"role": "user", "content": getattr(self, "_pending_question", "")},
-                              {"role": "assistant", "content": answer.text}]
+            self.history += [{"role": "user", "content": self._pending_question},
+                             {"role": "assistant", "content": answer.text}]
+        self._update_conversation_label()
+        self.copy_button.setEnabled(bool(answer.text))
+        self.question_box.selectAll()  # typing replaces it; the question is shown above the answer
         self.statusBar().showMessage(f"Answered in {answer.timings_ms.get('total', 0) / 1000:.1f} s", 5000)
+        self._announce(f"{state} {self.answer_view.toPlainText()}")
         self.answer_shown.emit(answer)
+        self._clear_if_asked()
+
+    def _announce(self, text: str) -> None:
+        """Tell screen readers the finished answer once (streamed tokens are not announced)."""
+        self.answer_view.setAccessibleDescription(text)
+        if QAccessibleAnnouncementEvent is not None and QAccessible.isActive():
+            QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self.answer_view, text))
 
     def _failed(self, message: str) -> None:
         self._idle()
         self._set_state(message)
         self.error_shown.emit(message)
+        self._clear_if_asked()
 
     def _crashed(self, message: str) -> None:
         if self.busy:
@@ -316,6 +514,7 @@ class MainWindow(QMainWindow):
         if not self.ready:
             self.model_label.setText("no language model")
         self._set_state(message)
+        self._clear_if_asked()
         QMessageBox.critical(self, "Lantern", message)
 
     # --- sources and citations --------------------------------------------------------
@@ -354,13 +553,23 @@ class MainWindow(QMainWindow):
         passage = self._passages.get(n)
         if passage is None:
             return
+        self.open_location(passage.hit.source, passage.hit.anchor, passage.hit.text)
+
+    def open_location(self, guide: str, anchor: str = "", passage: str = "") -> None:
+        """Open ``guide`` in the viewer at ``anchor`` with ``passage`` marked (contents, search, citations)."""
         try:
-            self.viewer.open_guide(passage.hit.source, passage.hit.anchor, passage.hit.text)
+            self.viewer.open_guide(guide, anchor, passage)
         except LanternError as exc:
             self._show_note(str(exc))
 
     def _guide_opened(self, guide: str, anchor: str) -> None:
-        self.guide_title.setText(f"Guide: {self.bundle.source_title(guide)}  ({guide})")
+        item = self.contents.item_for(guide, anchor) or self.contents.item_for(guide, "")
+        if item is not None:
+            self.contents.setCurrentItem(item)
+
+    def _history_changed(self, back: bool, forward: bool) -> None:
+        self.back_action.setEnabled(back)
+        self.forward_action.setEnabled(forward)
 
     # --- messages ---------------------------------------------------------------------
     def _set_state(self, text: str) -> None:
@@ -371,8 +580,58 @@ class MainWindow(QMainWindow):
         self.state_label.setText(message)
         self.statusBar().showMessage(message, 10000)
 
+    # --- settings, palette, layout -----------------------------------------------------
+    def open_settings(self) -> None:
+        """The settings dialog; the font size applies at once, the rest at the next start."""
+        before = Settings.load()
+        dialog = SettingsDialog(before, self)
+        if not dialog.exec():
+            return
+        after = dialog.settings
+        if after.font_size and after.font_size != before.font_size:
+            app = QApplication.instance()
+            font = QFont(app.font())
+            font.setPointSize(after.font_size)
+            app.setFont(font)
+        changed = (after.bundle, after.chat_model, after.threads) != (before.bundle, before.chat_model, before.threads)
+        self.statusBar().showMessage(f"Settings saved. {RESTART_NOTE}" if changed else "Settings saved.", 8000)
+
+    def _apply_palette(self) -> None:
+        """Style sheets from the current palette (called again when the system theme changes)."""
+        palette = self.palette()
+        self.answer_view.document().setDefaultStyleSheet(answer_style(palette))
+        self.viewer.document().setDefaultStyleSheet(guide_style(palette))
+        self.state_label.setStyleSheet(f"color: {muted_text(palette)};")
+        self.degraded_label.setStyleSheet(f"color: {warning_text(palette)};")
+        self.notice.setStyleSheet("font-weight: bold;")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
+            self._apply_palette()
+        super().changeEvent(event)
+
+    @staticmethod
+    def _layout_store() -> QSettings:
+        """Window geometry and splitter positions, next to the settings file (not in it)."""
+        return QSettings(str(settings_path().parent / "window.ini"), QSettings.IniFormat)
+
+    def _restore_layout(self) -> None:
+        store = self._layout_store()
+        geometry, state = store.value("window/geometry"), store.value("window/splitter")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.splitter.restoreState(state)
+
+    def save_layout(self) -> None:
+        store = self._layout_store()
+        store.setValue("window/geometry", self.saveGeometry())
+        store.setValue("window/splitter", self.splitter.saveState())
+        store.sync()
+
     # --- shutdown ---------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        self.save_layout()
         self.shutdown()
         super().closeEvent(event)
 

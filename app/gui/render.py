@@ -159,3 +159,42 @@ def excerpt(text: str, limit: int = 110) -> str:
     lines = plain_lines(text)
     body = " ".join(lines[1:] if len(lines) > 1 and text.lstrip().startswith("#") else lines)
     return body if len(body) <= limit else body[:limit - 1].rstrip() + "…"
+
+
+def snippet_html(snippet: str, start: str, end: str, background: str, color: str) -> str:
+    """HTML of a search snippet: the text escaped, each ``start``..``end`` span (the markers
+    :meth:`BundleReader.search_guides` puts around matched words) shown bold on ``background``."""
+    escaped = html.escape(snippet, quote=False)
+    return (escaped.replace(html.escape(start), f'<b style="background-color:{background}; color:{color}">')
+            .replace(html.escape(end), "</b>"))
+
+
+def mark_prefixes(text: str, query: str, start: str, end: str) -> str:
+    """``text`` with every word that starts with one of the query's words wrapped in
+    ``start``/``end`` (case-insensitive), as FTS5 prefix matching would match it."""
+    prefixes = sorted({w.lower() for w in re.findall(r"\w+", query)}, key=len, reverse=True)
+    if not prefixes:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*", re.IGNORECASE)
+    return pattern.sub(lambda m: f"{start}{m.group(0)}{end}", text)
+
+
+def plain_marks(text: str, start: str, end: str) -> str:
+    """``text`` with the match markers removed (for accessible names and tooltips)."""
+    return text.replace(start, "").replace(end, "")
+
+
+def citation_label(source: str, heading: str) -> str:
+    """How a citation is written out in copied text: ``guide path › heading path``."""
+    return f"{source} › {heading}" if heading else source
+
+
+def answer_as_text(text: str, cited: list[tuple[int, str, str]], nearest: bool = False) -> str:
+    """An answer as plain text for the clipboard: its text, then one line per cited source,
+    ``[n] guide path › heading path`` (``cited`` holds ``(n, source, heading)``). With
+    ``nearest``, the list is titled as the nearest sections rather than sources."""
+    lines = [text.strip()]
+    if cited:
+        lines += ["", "Nearest sections:" if nearest else "Sources:"]
+        lines += [f"[{n}] {citation_label(source, heading)}" for n, source, heading in cited]
+    return "\n".join(lines) + "\n"

@@ -5,24 +5,31 @@ rendered HTML names them ``asset:<course path>`` and :meth:`GuideViewer.loadReso
 answers those names; SVG diagrams are drawn with QtSvg at their natural size, scaled down
 to :data:`MAX_IMAGE_WIDTH`. Links to other guides open them here; web links are shown in
 the status tip but not followed (the app is offline).
+
+Every opened location (guide, anchor, marked passage) joins a browser-like history:
+:meth:`GuideViewer.go_back` / :meth:`GuideViewer.go_forward` (Alt+Left / Alt+Right) return to
+it, passage highlight included.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QTextEdit
+from PySide6.QtGui import QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
 from .render import ASSET_SCHEME, guide_html, plain_lines, resolve_link
+from .theme import guide_style, highlight_colors
 
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_WIDTH = 560
-HIGHLIGHT = QColor("#fff3a3")
+HISTORY_LIMIT = 100
 #: Characters of a passage's first/last line searched for in the rendered guide.
 PROBE_CHARS = 60
 
@@ -32,12 +39,23 @@ except ImportError:  # pragma: no cover - depends on the Qt build
     QSvgRenderer = None
 
 
+@dataclass(frozen=True)
+class Location:
+    """A place in the guides: a guide path, a heading anchor ('' = top), a passage to mark."""
+
+    guide: str
+    anchor: str = ""
+    passage: str = ""
+
+
 class GuideViewer(QTextBrowser):
     """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``highlighted`` is the
-    plain text of the marked passage ('' when none was found)."""
+    plain text of the marked passage ('' when none was found); ``history`` / ``position``
+    are the visited locations and the current one."""
 
     guide_opened = Signal(str, str)  # guide path, anchor
     failed = Signal(str)  # a one-sentence message for the user
+    history_changed = Signal(bool, bool)  # can go back, can go forward
 
     def __init__(self, bundle: BundleReader, parent=None) -> None:
         super().__init__(parent)
@@ -45,22 +63,66 @@ class GuideViewer(QTextBrowser):
         self.guide = ""
         self.anchor = ""
         self.highlighted = ""
+        self.history: list[Location] = []
+        self.position = -1
         self.setOpenLinks(False)
         self.setAccessibleName("Guide viewer")
-        self.setAccessibleDescription("The course guide opened from a citation")
+        self.setAccessibleDescription("The course guide opened from a citation, the contents or a search; "
+                                      "Alt+Left goes back, Alt+Right forward")
         self.anchorClicked.connect(self._follow)
-        self.document().setDefaultStyleSheet(
-            "h1 { font-size: x-large; } h2 { font-size: large; margin-top: 14px; } "
-            "pre, code { font-family: monospace; background-color: #f3f3f3; } "
-            "table { border-collapse: collapse; } th, td { padding: 3px 6px; } th { background-color: #eeeeee; }")
+        self.document().setDefaultStyleSheet(guide_style(self.palette()))
         self.document().setDocumentMargin(12)
 
     # --- opening ----------------------------------------------------------------------
     def open_guide(self, guide: str, anchor: str = "", passage: str = "") -> None:
-        """Show ``guide``, scrolled to ``anchor``, with ``passage`` (a chunk's Markdown) marked.
+        """Show ``guide``, scrolled to ``anchor``, with ``passage`` (a chunk's Markdown) marked,
+        and record it in the history (forward entries are dropped, as in a browser).
 
         Raises :class:`LanternError` when the guide is not in the bundle.
         """
+        location = Location(guide, anchor, passage)
+        self._show(location)
+        if not self.history or self.history[self.position] != location:
+            del self.history[self.position + 1:]
+            self.history.append(location)
+            del self.history[:-HISTORY_LIMIT]
+            self.position = len(self.history) - 1
+        self.history_changed.emit(self.can_go_back(), self.can_go_forward())
+
+    def can_go_back(self) -> bool:
+        return self.position > 0
+
+    def can_go_forward(self) -> bool:
+        return 0 <= self.position < len(self.history) - 1
+
+    def go_back(self) -> None:
+        """Return to the previous location (no-op at the start of the history)."""
+        if self.can_go_back():
+            self._go(self.position - 1)
+
+    def go_forward(self) -> None:
+        """Go to the next location after :meth:`go_back` (no-op at the end of the history)."""
+        if self.can_go_forward():
+            self._go(self.position + 1)
+
+    # QTextBrowser's own Alt+Left/Alt+Right call these; its built-in history is unused.
+    def backward(self) -> None:  # noqa: D102 (Qt override)
+        self.go_back()
+
+    def forward(self) -> None:  # noqa: D102 (Qt override)
+        self.go_forward()
+
+    def _go(self, position: int) -> None:
+        try:
+            self._show(self.history[position])
+        except LanternError as exc:
+            self.failed.emit(str(exc))
+            return
+        self.position = position
+        self.history_changed.emit(self.can_go_back(), self.can_go_forward())
+
+    def _show(self, location: Location) -> None:
+        guide, anchor, passage = location.guide, location.anchor, location.passage
         if guide != self.guide:
             text = self.bundle.source_text(guide)
             html = guide_html(guide, text, self.bundle.headings(guide))
@@ -127,21 +189,43 @@ class GuideViewer(QTextBrowser):
         if first is None:
             log.info("passage not found in %s: %r", self.guide, lines[0][:PROBE_CHARS])
             return ""
-        end_pos = first.selectionEnd()
-        last = self.document().find(lines[-1][-PROBE_CHARS:], first.selectionStart())
-        if not last.isNull() and last.selectionEnd() > end_pos:
-            end_pos = last.selectionEnd()
+        end_pos = self._passage_end(lines, first, len(passage))
         cursor = QTextCursor(self.document())
         cursor.setPosition(first.selectionStart())
         cursor.setPosition(end_pos, QTextCursor.KeepAnchor)
-        selection = QTextEdit.ExtraSelection()
-        selection.cursor = cursor
         fmt = QTextCharFormat()
-        fmt.setBackground(HIGHLIGHT)
-        selection.format = fmt
-        self.setExtraSelections([selection])
+        background, text = highlight_colors(self.palette())
+        fmt.setBackground(background)
+        fmt.setForeground(text)
+        selections = []
+        for start, end in _runs_without_images(first.selectionStart(), cursor.selectedText()):
+            run = QTextCursor(self.document())
+            run.setPosition(start)
+            run.setPosition(end, QTextCursor.KeepAnchor)
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = run
+            selection.format = fmt
+            selections.append(selection)
+        self.setExtraSelections(selections)
         self._highlight_cursor = QTextCursor(cursor)
         return cursor.selectedText().replace("\u2029", "\n")
+
+    def _passage_end(self, lines: list[str], first: QTextCursor, length: int) -> int:
+        """Document position where the passage ends: each following line is looked for after
+        the previous one (so a short table cell isn't found earlier in the passage), and only
+        within ``length`` characters (the passage's Markdown length) of its start."""
+        start, end_pos = first.selectionStart(), first.selectionEnd()
+        limit = start + length + 40
+        for line in lines[1:]:
+            found = self.document().find(line[:PROBE_CHARS], end_pos)
+            if found.isNull() or found.selectionEnd() > limit:
+                continue
+            end_pos = found.selectionEnd()
+            if len(line) > PROBE_CHARS:
+                tail = self.document().find(line[-PROBE_CHARS:], found.selectionStart())
+                if not tail.isNull() and tail.selectionEnd() <= limit:
+                    end_pos = max(end_pos, tail.selectionEnd())
+        return end_pos
 
     def _reveal_highlight(self) -> None:
         """Make sure the marked passage is on screen (the anchor may be a screen above it)."""
@@ -178,7 +262,11 @@ class GuideViewer(QTextBrowser):
                 size = QSize(MAX_IMAGE_WIDTH, MAX_IMAGE_WIDTH * 3 // 4)
             if size.width() > MAX_IMAGE_WIDTH:
                 size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.KeepAspectRatio)
-            image = QImage(size, QImage.Format_ARGB32_Premultiplied)
+            # Drawn at the screen's pixel ratio so diagrams stay sharp on high-DPI screens; the
+            # image keeps its logical size (``size``). White, as the diagrams are drawn for paper.
+            ratio = max(1.0, self.devicePixelRatioF())
+            image = QImage(size * ratio, QImage.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
             image.fill(Qt.white)
             painter = QPainter(image)
             renderer.render(painter)
@@ -190,3 +278,69 @@ class GuideViewer(QTextBrowser):
         if image.width() > MAX_IMAGE_WIDTH:
             image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.SmoothTransformation)
         return image
+
+
+#: Characters a highlight run never spans: an image (U+FFFC) and Qt's frame marks (U+FDD0 /
+#: U+FDD1, the edges of a table and its cells: a selection across them is painted as a
+#: cell selection, a block beside the image above the table).
+_BREAKS = re.compile("[\ufffc\ufdd0\ufdd1]")
+_BLANK = " \t\n\u2028\u2029"
+
+
+def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` document positions of the runs of ``text`` (which begins at ``start``)
+    between images and table cell edges (:data:`_BREAKS`), without white space at their ends,
+    so a highlight never tints a wiring diagram or paints beside it."""
+    runs = []
+    offset = 0
+    for piece in _BREAKS.split(text):
+        stripped = piece.strip(_BLANK)
+        if stripped:
+            lead = len(piece) - len(piece.lstrip(_BLANK))
+            runs.append((start + offset + lead, start + offset + lead + len(stripped)))
+        offset += len(piece) + 1
+    return runs
+
+
+class ViewerPanel(QWidget):
+    """The viewer with its header: Back / Forward buttons and the open guide's title."""
+
+    def __init__(self, bundle: BundleReader, parent=None) -> None:
+        super().__init__(parent)
+        self.bundle = bundle
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 6, 6, 6)
+        header = QHBoxLayout()
+        self.back_button = self._arrow(Qt.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
+        self.forward_button = self._arrow(Qt.RightArrow, "Forward", "Forward (Alt+Right)")
+        header.addWidget(self.back_button)
+        header.addWidget(self.forward_button)
+        self.title = QLabel("Guide: click a citation, a heading in Contents or a search result to open it here.")
+        self.title.setStyleSheet("font-weight: bold;")
+        self.title.setWordWrap(True)
+        self.title.setAccessibleName("Open guide")
+        header.addWidget(self.title, 1)
+        layout.addLayout(header)
+        self.viewer = GuideViewer(bundle)
+        layout.addWidget(self.viewer, 1)
+        self.back_button.clicked.connect(self.viewer.go_back)
+        self.forward_button.clicked.connect(self.viewer.go_forward)
+        self.viewer.history_changed.connect(self._history_changed)
+        self.viewer.guide_opened.connect(self._opened)
+
+    @staticmethod
+    def _arrow(arrow, name: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setArrowType(arrow)
+        button.setAccessibleName(name)
+        button.setToolTip(tip)
+        button.setEnabled(False)
+        button.setFocusPolicy(Qt.StrongFocus)
+        return button
+
+    def _history_changed(self, back: bool, forward: bool) -> None:
+        self.back_button.setEnabled(back)
+        self.forward_button.setEnabled(forward)
+
+    def _opened(self, guide: str, _anchor: str) -> None:
+        self.title.setText(f"Guide: {self.bundle.source_title(guide)}  ({guide})")

@@ -31,13 +31,13 @@ AssistantFactory = Callable[..., Assistant]
 
 def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:
     """The real assistant: the bundle's embedding model and a chat GGUF (default: the settings'
-    choice, else the manifest's).
+    choice, else the manifest's), on the settings' number of CPU threads (0 = all cores).
 
     A missing or broken model is not fatal: it is reported (``warning=True``) and the assistant
     runs in the named degraded state (``keyword-only`` / ``search-only``).
     """
     from ..answer.llm import LlamaChatModel
-    from ..config import default_chat_model
+    from ..config import Settings, default_chat_model
     from ..embedding import FastEmbedder
 
     report("Loading the embedding model…")
@@ -49,7 +49,7 @@ def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report
         embedder = None
     report("Loading the language model…")
     try:
-        llm = LlamaChatModel(model_path or default_chat_model())
+        llm = LlamaChatModel(model_path or default_chat_model(), threads=Settings.load().threads)
     except ModelError as exc:
         log.warning("chat model unavailable: %s", exc)
         report(str(exc), warning=True)

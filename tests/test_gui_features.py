@@ -1,0 +1,365 @@
+"""The window's browse, search, conversation and keyboard features, offscreen on fakes.
+
+Shares the tiny course, the window fixture and helpers of ``tests/test_gui.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QPalette  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app.bundle.reader import MATCH_END, MATCH_START, guide_search_query  # noqa: E402
+from app.config import Settings  # noqa: E402
+from app.gui.main_window import DEGRADED_NOTES, TAB_ASK, TAB_SEARCH  # noqa: E402
+from app.gui.render import answer_as_text, mark_prefixes, snippet_html  # noqa: E402
+from app.gui.settings_dialog import SettingsDialog  # noqa: E402
+from app.gui.theme import highlight_colors  # noqa: E402
+
+from .fakes import FakeChatModel  # noqa: E402
+from .test_gui import QUESTION, REPLY, ask_with_enter, config_dir, gui_bundle, open_window, windows  # noqa: E402,F401
+
+
+# --- guide search ---------------------------------------------------------------------
+def test_guide_search_query_quotes_every_word():
+    assert guide_search_query("oled bla") == ('"oled"* "bla"*', '"oled"* OR "bla"*')
+    assert guide_search_query('C++ AND "x -v') == ('"C++"* "AND"* """x"* "-v"*', '"C++"* OR "AND"* OR """x"* OR "-v"*')
+    assert guide_search_query(" -- ") == ("", "")
+
+
+def test_bundle_search_guides_prefix_snippets_and_hostile_input(gui_bundle):
+    matches = gui_bundle.search_guides("oled bla")  # prefixes of "OLED" and "blank"
+    assert matches, "prefix search found nothing"
+    best = matches[0]
+    assert best.source == "lessons/oled.md" and best.anchor == "blank-display"
+    assert f"{MATCH_START}blank{MATCH_END}" in best.snippet.lower() or \
+        f"{MATCH_START}OLED{MATCH_END}" in best.snippet
+    assert "\n" not in best.snippet and "###" not in best.snippet
+    # Words no chunk has together fall back to chunks with any of them.
+    assert {m.source for m in gui_bundle.search_guides("digitalWr zzzzqq")} == {"lessons/blink.md"}
+    for hostile in ('"', "C++", "AND", "-v", "NEAR(", "*", "oled OR", "'; DROP TABLE chunks; --"):
+        gui_bundle.search_guides(hostile)  # must not raise
+    assert gui_bundle.search_guides("zzzzqq") == []
+
+
+def test_search_tab_lists_highlighted_results_and_opens_the_passage(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    qtbot.keyClick(window, Qt.Key_F, Qt.ControlModifier)
+    assert window.tabs.currentIndex() == TAB_SEARCH
+    assert window.search.box.hasFocus()
+    qtbot.keyClicks(window.search.box, "oled bla")
+    qtbot.keyClick(window.search.box, Qt.Key_Return)
+    results = window.search.results
+    assert results.count() >= 1
+    assert "section" in window.search.count_label.text()
+    first = results.item(0)
+    html = first.data(Qt.UserRole + 1)
+    background, _ = highlight_colors(window.palette())
+    assert f"background-color:{background.name()}" in html  # matched words are marked
+    assert "Lesson 4: OLED display" in first.text()  # plain text for screen readers
+    # Down from the box reaches the results; Enter opens the guide at the chunk's heading, marked.
+    window.search.box.setFocus()
+    qtbot.keyClick(window.search.box, Qt.Key_Down)
+    assert results.hasFocus()
+    qtbot.keyClick(results, Qt.Key_Return)
+    assert window.viewer.guide == "lessons/oled.md"
+    assert window.viewer.anchor == "blank-display"
+    assert "0x3C" in window.viewer.highlighted
+
+
+def test_search_says_when_nothing_matches(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    window.search.box.setText("zzzzqq")
+    qtbot.waitUntil(lambda: window.search.count_label.text() != "", timeout=2000)  # after the typing pause
+    assert window.search.results.count() == 0
+    assert "No section of the guides contains" in window.search.count_label.text()
+
+
+def test_search_works_while_the_models_are_still_loading(qtbot, windows, gui_bundle):
+    from threading import Event
+
+    from app.answer.answerer import Assistant
+    from app.gui.main_window import LOADING_NOTE, MainWindow
+    from app.retrieval.retriever import Retriever
+
+    release = Event()
+
+    def slow_factory():
+        release.wait(5)
+        return Assistant(Retriever(gui_bundle, None), FakeChatModel(reply=REPLY))
+
+    window = MainWindow(gui_bundle, slow_factory)
+    windows.append(window)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        assert not window.ready
+        assert window.notice.text() == LOADING_NOTE and not window.notice.isHidden()
+        assert window.load_bar.isVisible()
+        window.question_box.setPlainText(QUESTION)
+        window.ask()
+        assert "Waiting for the language model" in window.state_label.text()
+        window.search.box.setText("I2C address")
+        window.search.search()
+        assert window.search.results.count() >= 1
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: window.answer is not None, timeout=5000)
+    assert window.load_bar.isHidden()
+
+
+# --- contents, viewer history ---------------------------------------------------------
+def test_contents_lists_folders_guides_headings_and_opens_at_heading(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    tree = window.contents
+    folders = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert folders == ["lessons"]
+    lessons = tree.topLevelItem(0)
+    guides = [lessons.child(i).text(0) for i in range(lessons.childCount())]
+    assert guides == ["Lesson 1: Blink an LED", "Lesson 4: OLED display"]
+    oled = lessons.child(1)
+    level2 = [oled.child(i).text(0) for i in range(oled.childCount())]
+    assert level2 == ["Wiring", "Troubleshooting"]
+    blank = oled.child(1).child(0)
+    assert blank.text(0) == "Blank display"
+    # Keyboard: Ctrl+T, select the heading, Enter.
+    qtbot.keyClick(window, Qt.Key_T, Qt.ControlModifier)
+    assert tree.hasFocus()
+    tree.setCurrentItem(blank)
+    qtbot.keyClick(tree, Qt.Key_Return)
+    assert (window.viewer.guide, window.viewer.anchor) == ("lessons/oled.md", "blank-display")
+    assert window.viewer._anchor_position("blank-display") > 0
+
+
+def test_viewer_back_and_forward(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    viewer = window.viewer
+    assert not window.back_button.isEnabled() and not window.forward_button.isEnabled()
+    window.open_location("lessons/oled.md", "blank-display", "If the OLED display stays blank, check the I2C address")
+    assert viewer.highlighted
+    window.open_location("lessons/blink.md", "the-code")
+    window.open_location("lessons/oled.md", "wiring")
+    assert window.back_button.isEnabled() and not window.forward_button.isEnabled()
+
+    viewer.setFocus()
+    qtbot.keyClick(viewer, Qt.Key_Left, Qt.AltModifier)
+    assert (viewer.guide, viewer.anchor) == ("lessons/blink.md", "the-code")
+    window.back_button.click()
+    assert (viewer.guide, viewer.anchor) == ("lessons/oled.md", "blank-display")
+    assert viewer.highlighted == "If the OLED display stays blank, check the I2C address"  # marked again
+    assert not window.back_button.isEnabled() and window.forward_button.isEnabled()
+    qtbot.keyClick(viewer, Qt.Key_Right, Qt.AltModifier)
+    assert (viewer.guide, viewer.anchor) == ("lessons/blink.md", "the-code")
+    # Opening a new place drops the forward entries, as in a browser.
+    window.open_location("lessons/blink.md", "")
+    assert not window.forward_button.isEnabled()
+    assert [(loc.guide, loc.anchor) for loc in viewer.history] == [
+        ("lessons/oled.md", "blank-display"), ("lessons/blink.md", "the-code"), ("lessons/blink.md", "")]
+
+
+# --- conversation -----------------------------------------------------------------------
+def test_follow_ups_send_history_and_new_conversation_clears_it(qtbot, windows, gui_bundle):
+    llm = FakeChatModel(reply=REPLY)
+    window = open_window(qtbot, windows, gui_bundle, llm)
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        ask_with_enter(qtbot, window, QUESTION)
+    assert window.history == [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": REPLY}]
+    assert "refer to your last question" in window.conversation_label.text()
+
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("And which pins does the OLED display use?")
+        window.ask()
+    sent = [m["content"] for m in llm.calls[-1]]
+    assert any(QUESTION in c for c in sent), "the follow-up was sent without the previous question"
+
+    # Only the last three exchanges are kept as memory.
+    window.history = [{"role": r, "content": f"{r} {i}"} for i in range(5) for r in ("user", "assistant")]
+    assert [m["content"] for m in window.memory()][0] == "user 2" and len(window.memory()) == 6
+
+    qtbot.keyClick(window, Qt.Key_N, Qt.ControlModifier)
+    assert window.history == [] and window.answer is None
+    assert window.answer_view.toPlainText() == "" and window.sources_list.count() == 0
+    assert not window.copy_button.isEnabled()
+    assert window.question_box.hasFocus()
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("Which pins does the OLED display use?")
+        window.ask()
+    sent = [m["content"] for m in llm.calls[-1]]
+    assert not any(QUESTION in c for c in sent), "history survived New conversation"
+
+
+def test_copy_answer_writes_out_citations(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    assert not window.copy_button.isEnabled()
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        ask_with_enter(qtbot, window, QUESTION)
+    cited = window.answer.citations[0].hit
+    expected = f"{REPLY}\n\nSources:\n[1] lessons/oled.md › {cited.heading}\n"
+    assert window.answer_text() == expected
+    QApplication.clipboard().clear()
+    window.copy_button.click()
+    assert QApplication.clipboard().text() == expected
+    # Ctrl+C with the answer focused (no text selected) copies the same.
+    QApplication.clipboard().clear()
+    window.answer_view.setFocus()
+    qtbot.keyClick(window.answer_view, Qt.Key_C, Qt.ControlModifier)
+    assert QApplication.clipboard().text() == expected
+    assert "lessons/oled.md › Lesson 4: OLED display › Troubleshooting › Blank display" in expected
+
+
+def test_answer_as_text_and_snippet_html_are_plain_and_escaped():
+    assert answer_as_text("Text [1].", [(1, "a.md", "A › B")]) == "Text [1].\n\nSources:\n[1] a.md › A › B\n"
+    assert answer_as_text("Not covered.", []) == "Not covered.\n"
+    html = snippet_html("a <b> \x02word\x03", "\x02", "\x03", "#fff3a3", "#000000")
+    assert html == 'a &lt;b&gt; <b style="background-color:#fff3a3; color:#000000">word</b>'
+    assert mark_prefixes("OLED display blank", "bla ol", "[", "]") == "[OLED] display [blank]"
+
+
+# --- status, keyboard, accessibility --------------------------------------------------------
+def test_status_names_keyword_only_when_the_embedding_model_is_missing(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY), embedder=False)
+    assert window.degraded == ("keyword-only",)
+    assert window.degraded_label.text().startswith("Keyword search only")
+    assert window.notice.text() == DEGRADED_NOTES["keyword-only"] and not window.notice.isHidden()
+    assert "keyword-only: the embedding model is not available" in window.degraded_label.toolTip()
+    assert window.model_label.text() == "model: fake-model.gguf"
+
+
+def test_keyboard_path_through_a_whole_question(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    window.focus_search()  # start somewhere else
+    qtbot.keyClick(window, Qt.Key_L, Qt.ControlModifier)
+    assert window.tabs.currentIndex() == TAB_ASK and window.question_box.hasFocus()
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        qtbot.keyClicks(window.question_box, QUESTION)
+        qtbot.keyClick(window.question_box, Qt.Key_Return)
+    # The finished answer is given to screen readers once.
+    assert "0x3C" in window.answer_view.accessibleDescription()
+    # Tab leaves the question box for the answer, Tab again focuses the citation link.
+    qtbot.keyClick(window.question_box, Qt.Key_Tab)
+    assert window.answer_view.hasFocus()
+    for _ in range(3):
+        if window.answer_view.textCursor().charFormat().isAnchor():
+            break
+        qtbot.keyClick(window.answer_view, Qt.Key_Tab)
+    cursor = window.answer_view.textCursor()
+    assert cursor.charFormat().anchorHref() == "cite:1"
+    window.viewer.guide = ""
+    qtbot.keyClick(window.answer_view, Qt.Key_Return)
+    assert window.viewer.guide == "lessons/oled.md" and window.viewer.anchor == "blank-display"
+    assert "0x3C" in window.viewer.highlighted
+
+
+def test_every_control_has_an_accessible_name(qtbot, windows, gui_bundle):
+    from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
+
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    controls = (QAbstractButton, QAbstractItemView, QLineEdit, QPlainTextEdit, QTextEdit)
+    found = [w for w in window.findChildren(QWidget) if isinstance(w, controls)]
+    assert len(found) >= 12
+    unnamed = [w for w in found if w.focusPolicy() != Qt.NoFocus and not w.accessibleName()
+               and not (isinstance(w, QAbstractButton) and w.text())]
+    assert unnamed == [], [type(w).__name__ for w in unnamed]
+
+
+def test_highlight_stays_readable_in_a_dark_palette():
+    dark = QPalette()
+    dark.setColor(QPalette.Window, Qt.black)
+    dark.setColor(QPalette.WindowText, Qt.white)
+    background, text = highlight_colors(dark)
+    assert background.lightness() < 128 and text.lightness() > 200
+    light = QPalette()
+    light.setColor(QPalette.Window, Qt.white)
+    light.setColor(QPalette.WindowText, Qt.black)
+    background, text = highlight_colors(light)
+    assert background.lightness() > 200 and text.lightness() < 60
+
+
+def test_settings_dialog_saves_the_shared_settings_file(qtbot, config_dir):
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.bundle_edit.setText("/courses/esp32.sqlite")
+    dialog.model_edit.setText("/models/bigger.gguf")
+    dialog.threads_spin.setValue(2)
+    dialog.font_spin.setValue(14)
+    dialog.accept()
+    assert (config_dir / "settings.json").exists()
+    assert Settings.load() == Settings(bundle="/courses/esp32.sqlite", chat_model="/models/bigger.gguf",
+                                       threads=2, font_size=14)
+
+
+def test_window_layout_is_remembered(qtbot, windows, gui_bundle, config_dir):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    window.resize(760, 560)  # the offscreen screen is 800x600
+    window.splitter.setSizes([300, 460])
+    sizes = window.splitter.sizes()
+    window.close()
+    assert (config_dir / "window.ini").exists()
+    again = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    assert again.size().width() == 760
+    assert again.splitter.sizes()[0] == sizes[0]
+
+
+def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    wiring = next(m for m in gui_bundle.search_guides("SDA GPIO 21") if m.anchor == "wiring")
+    assert "![OLED wiring]" in wiring.text
+    window.open_location(wiring.source, wiring.anchor, wiring.text)
+    selections = window.viewer.extraSelections()
+    assert len(selections) >= 2  # the text before the image, then after it (cell by cell in the table)
+    assert all("\ufffc" not in s.cursor.selectedText() for s in selections)
+    assert all("\ufdd0" not in s.cursor.selectedText() for s in selections)
+    assert "GPIO 21" in window.viewer.highlighted and "\ufffc" in window.viewer.highlighted
+
+
+def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_bundle):
+    import time
+
+    reply = " ".join([REPLY] * 40)
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=reply, delay=lambda: time.sleep(0.02)))
+    tokens: list[str] = []
+    window.worker.token.connect(tokens.append)
+    ask_with_enter(qtbot, window, QUESTION)
+    qtbot.waitUntil(lambda: len(tokens) >= 2, timeout=5000)
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        qtbot.keyClick(window, Qt.Key_N, Qt.ControlModifier)
+    assert window.stopped
+    assert window.history == [] and window.answer is None
+    assert window.answer_view.toPlainText() == "" and not window.busy
+
+
+def test_real_loader_without_model_files_names_both_degraded_states(qtbot, windows, gui_bundle, tmp_path,
+                                                                     monkeypatch):
+    from app.gui.main_window import MainWindow
+    from app.gui.workers import load_assistant
+
+    monkeypatch.setenv("LANTERN_MODELS_DIR", str(tmp_path / "no-models"))  # the models folder was removed
+    window = MainWindow(gui_bundle, lambda report: load_assistant(gui_bundle, None, report))
+    windows.append(window)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.ready, timeout=10000)
+    assert window.degraded == ("keyword-only", "search-only")
+    assert "Keyword search only" in window.degraded_label.text()
+    assert "Search only" in window.degraded_label.text()
+    assert window.model_label.text() == "no language model"
+    assert window.notice.text() == f"{DEGRADED_NOTES['keyword-only']} {DEGRADED_NOTES['search-only']}"
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("OLED display blank I2C address")
+        window.ask()
+    assert window.answer.state in ("extractive", "not-covered")
+
+
+def test_highlight_runs_skip_images_and_their_blank_ends():
+    from app.gui.viewer import _runs_without_images
+
+    assert _runs_without_images(10, "ab\ufffc\u2029cd ") == [(10, 12), (14, 16)]
+    assert _runs_without_images(0, "abc") == [(0, 3)]
+    assert _runs_without_images(0, " \ufffc ") == []
+    assert _runs_without_images(0, "a\ufdd0b\ufdd0c") == [(0, 1), (2, 3), (4, 5)]
