@@ -97,7 +97,9 @@ def _cmd_build(args) -> int:
 
     from .bundle.builder import build_bundle
     from .embedding import FastEmbedder
+    from .ingest.reader import check_course_folder
 
+    check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
     embedder = FastEmbedder()
     bars: dict[str, tqdm] = {}
 

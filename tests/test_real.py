@@ -80,3 +80,24 @@ def test_iot_identifier_and_named_lesson_questions_cite_an_expected_source(capsy
             good.append(q["id"])
     print(f"{len(good)} of {len(chosen)} cite an expected source: {good}")
     assert len(good) >= 8
+
+
+def test_stop_takes_effect_while_the_prompt_is_read():
+    _models_present()
+    from app.answer.llm import PREFILL_BATCH, LlamaChatModel, default_model_path
+
+    llm = LlamaChatModel(default_model_path(), n_ctx=2048)
+    messages = [{"role": "system", "content": "Answer briefly."},
+                {"role": "user", "content": "Describe the ESP32 pins. " * 60}]
+    total = llm.prompt_tokens(messages)
+    checks = []
+
+    def stop_after_two_checks() -> bool:
+        checks.append(1)
+        return len(checks) > 2
+
+    assert list(llm.stream(messages, 20, stop_after_two_checks)) == []
+    # Two batches were read, then Stop landed: the prompt was not read to the end.
+    assert llm._llm.n_tokens == 2 * PREFILL_BATCH < total
+    reply = "".join(llm.stream(messages[:1] + [{"role": "user", "content": "Say hello."}], 8))
+    assert reply.strip()  # the model still answers after a stopped request

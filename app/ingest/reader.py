@@ -60,6 +60,16 @@ def _matches(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(Path(rel).name, p) for p in patterns)
 
 
+def check_course_folder(root: Path) -> None:
+    """Raise :class:`CourseFolderError` when ``root`` is missing, not a folder, or unreadable."""
+    if not root.exists():
+        raise CourseFolderError(f"The course folder {root} does not exist; check the path you gave to `build`.")
+    if not root.is_dir():
+        raise CourseFolderError(f"{root} is a file, not a folder; give `build` the folder that holds the guides.")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
+
+
 def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:
     """Read every indexable file under ``root``, sorted by relative path.
 
@@ -68,12 +78,7 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     """
     include = include or []
     exclude = exclude or []
-    if not root.exists():
-        raise CourseFolderError(f"The course folder {root} does not exist; check the path you gave to `build`.")
-    if not root.is_dir():
-        raise CourseFolderError(f"{root} is a file, not a folder; give `build` the folder that holds the guides.")
-    if not os.access(root, os.R_OK | os.X_OK):
-        raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
+    check_course_folder(root)
     report = ReadReport()
     candidates: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
