@@ -34,7 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantern {__version__}")
     parser.add_argument("--bundle", type=Path, help="course bundle to open in the desktop app")
     parser.add_argument("--model", type=Path, help="chat model (GGUF file) for the desktop app")
+    parser.add_argument("--self-test", action="store_true",
+                        help="open the bundle, load both models, answer one question with a citation, "
+                        "print a one-line report and exit (0 when everything works)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_instructor_commands(sub)
 
     build = sub.add_parser("build", help="build a course bundle from a folder of guides",
                            description="Read a folder of course guides, chunk, embed and index them, and write "
@@ -199,6 +203,23 @@ def _cmd_ask(args) -> int:
     return 0
 
 
+# --- instructor commands (issue 6): check, inspect, self-test --------------------------
+
+def _add_instructor_commands(sub) -> None:
+    """Add ``check`` and ``inspect`` to the subcommand parser."""
+
+
+def _cmd_self_test(args) -> int:
+    from .selftest import run_self_test
+
+    report = run_self_test(args.bundle)
+    print(report.line())
+    return 0
+
+
+INSTRUCTOR_COMMANDS: dict = {}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``lantern`` and ``python -m app``; returns the exit code."""
     logging.basicConfig(level=os.environ.get("LANTERN_LOG", "WARNING"), stream=sys.stderr,
@@ -206,11 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args = _parser().parse_args(argv)
     try:
+        if args.self_test:
+            return _cmd_self_test(args)
         if args.command is None:
             from .gui import run_gui
 
             return run_gui(args.bundle, args.model)
-        return {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask}[args.command](args)
+        commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask}
+        commands.update(INSTRUCTOR_COMMANDS)
+        return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
