@@ -184,6 +184,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
                              [(i + 1, reusable[c.sha256]) for i, c in enumerate(chunks) if c.sha256 in reusable])
         texts = [c.indexed_text for c in chunks]
         todo = sorted((i for i, c in enumerate(chunks) if c.sha256 not in reusable), key=lambda i: len(texts[i]))
+        notify("reuse", len(chunks) - len(todo), len(chunks))
         done = 0
         notify("embed", 0, len(todo))
         for begin in range(0, len(todo), BATCH_SIZE):

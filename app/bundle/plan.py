@@ -27,7 +27,8 @@ from ..ingest.markdown import parser
 from ..ingest.reader import read_course
 from ..records import Chunk, SourceDoc
 
-#: ``progress(stage, done, total)``; stages are "read", "chunk", "embed", "index".
+#: ``progress(stage, done, total)``; stages are "read" and "chunk" (files), "reuse" (chunks
+#: reused, chunks in total; once), "embed" (chunks embedded, chunks to embed), "index" (0/1, 1/1).
 Progress = Callable[[str, int, int], None]
 
 _HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)

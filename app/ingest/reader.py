@@ -69,9 +69,9 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     include = include or []
     exclude = exclude or []
     if not root.exists():
-        raise CourseFolderError(f"The course folder {root} does not exist; check the path you gave to `build`.")
+        raise CourseFolderError(f"The course folder {root} does not exist; check the path.")
     if not root.is_dir():
-        raise CourseFolderError(f"{root} is a file, not a folder; give `build` the folder that holds the guides.")
+        raise CourseFolderError(f"{root} is a file, not a folder; give the folder that holds the guides.")
     if not os.access(root, os.R_OK | os.X_OK):
         raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
     report = ReadReport()
@@ -117,5 +117,5 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
                                           size_bytes=len(data), kind=kind, language=language))
     if not report.documents:
         raise CourseFolderError(f"The course folder {root} holds no guides Lantern can index "
-                                "(Markdown, text or code files); point `build` at the folder with the guides.")
+                                "(Markdown, text or code files); point Lantern at the folder with the guides.")
     return report
