@@ -2,9 +2,13 @@
 
 On a terminal, tqdm bars; otherwise (CI logs, pipes) one plain line per stage every
 ``interval`` seconds and at the end of the stage, so logs show progress without
-carriage-return noise. The builder reports ``(stage, done, total)``:
-``chunk`` counts files, ``reuse`` gives ``(chunks reused, chunks in total)`` once, and
-``embed`` counts the chunks that need embedding.
+carriage-return noise. The builder reports ``(stage, done, total)``: ``chunk`` counts
+files, ``reuse`` gives ``(chunks reused, chunks in total)`` once, ``embed`` counts the
+chunks that need embedding and ``embed_chars`` their characters.
+
+Time left is estimated from characters, not chunks: chunks are embedded shortest first
+(less padding per batch), so the chunk rate falls as the build goes on, while the cost
+per character stays about constant.
 """
 
 from __future__ import annotations
@@ -19,6 +23,24 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 60 else f"{seconds} s"
 
 
+def progress_line(stage: str, unit: str, done: int, total: int, elapsed: float,
+                  work_done: float | None = None, work_total: float | None = None) -> str:
+    """One progress line, e.g. ``embed: 40/99 chunks, 35.2 chunks/s, about 2 s left``.
+
+    ``elapsed`` is in seconds; the time left is ``elapsed`` scaled by the work still to do,
+    measured in ``work_done``/``work_total`` (e.g. characters) when given, else in ``unit``.
+    """
+    line = f"{stage}: {done}/{total} {unit}"
+    if done and elapsed > 0:
+        line += f", {done / elapsed:.1f} {unit}/s"
+        if done < total:
+            w_done, w_total = (work_done, work_total) if work_done and work_total else (done, total)
+            line += f", about {_fmt_seconds(elapsed * (w_total - w_done) / w_done)} left"
+        else:
+            line += f", {_fmt_seconds(elapsed)}"
+    return line
+
+
 class BuildProgress:
     """A ``progress(stage, done, total)`` callback; call :meth:`close` when the build ends."""
 
@@ -26,15 +48,16 @@ class BuildProgress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.interval = interval
-        self.reused = 0
-        self.total_chunks = 0
+        self.chars = (0, 0)
         self._bars: dict = {}
         self._started: dict[str, float] = {}
         self._last_line: dict[str, float] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage == "embed_chars":
+            self.chars = (done, total)
+            return
         if stage == "reuse":
-            self.reused, self.total_chunks = done, total
             if done:
                 self._print(f"reuse: {done} of {total} chunks keep their embeddings from the previous bundle")
             return
@@ -43,8 +66,10 @@ class BuildProgress:
         now = time.perf_counter()
         self._started.setdefault(stage, now)
         unit = "files" if stage == "chunk" else "chunks"
+        work = self.chars if stage == "embed" else (None, None)
+        line = progress_line(stage, unit, done, total, now - self._started[stage], *work)
         if self.tty:
-            self._bar(stage, unit, done, total)
+            self._bar(stage, done, total, line)
             return
         last = self._last_line.get(stage)
         if done < total and last is not None and now - last < self.interval:
@@ -52,28 +77,18 @@ class BuildProgress:
         if done == 0 and last is not None:
             return
         self._last_line[stage] = now
-        self._print(self.status(stage, unit, done, total, now - self._started[stage]))
+        self._print(line)
 
-    @staticmethod
-    def status(stage: str, unit: str, done: int, total: int, elapsed: float) -> str:
-        """One progress line, e.g. ``embed: 40/99 chunks, 35.2 chunks/s, about 2 s left``."""
-        line = f"{stage}: {done}/{total} {unit}"
-        if done and elapsed > 0:
-            rate = done / elapsed
-            line += f", {rate:.1f} {unit}/s"
-            line += f", about {_fmt_seconds((total - done) / rate)} left" if done < total else f", {_fmt_seconds(elapsed)}"
-        return line
-
-    def _bar(self, stage: str, unit: str, done: int, total: int) -> None:
+    def _bar(self, stage: str, done: int, total: int, line: str) -> None:
         from tqdm import tqdm
 
         bar = self._bars.get(stage)
         if bar is None:
-            desc = "read+chunk" if stage == "chunk" else "embed"
-            bar = self._bars[stage] = tqdm(
-                total=total, desc=f"{desc:>10}", unit=unit[:-1], file=self.stream, leave=True, dynamic_ncols=True,
-                bar_format="{desc}: {n_fmt}/{total_fmt} " + unit + " |{bar}| {rate_fmt} [{elapsed}<{remaining} left]")
+            bar = self._bars[stage] = tqdm(total=total, file=self.stream, leave=True, dynamic_ncols=True,
+                                           bar_format="|{bar:24}| {desc}")
+        bar.set_description_str(line, refresh=False)
         bar.update(done - bar.n)
+        bar.refresh()
 
     def _print(self, line: str) -> None:
         if self.tty and self._bars:

@@ -30,6 +30,8 @@ class SelfTestReport:
     citations: tuple[str, ...]
     cpu_features: tuple[str, ...]
     seconds: float
+    load_seconds: float = 0.0
+    answer_seconds: float = 0.0
 
     def line(self) -> str:
         """The one-line report printed by ``lantern --self-test``."""
@@ -38,17 +40,20 @@ class SelfTestReport:
         return (f"self-test ok: bundle {self.bundle} (corpus {self.corpus_version[:12]}, {self.chunks} chunks); "
                 f"embedding {self.embedding_model}; chat {self.chat_model}; "
                 f"question {self.question!r} -> {self.state} citing {cites}; "
-                f"llama.cpp CPU features: {cpu}; {self.seconds:.1f} s")
+                f"llama.cpp CPU features: {cpu}; {self.seconds:.1f} s "
+                f"(open and load {self.load_seconds:.1f} s, answer {self.answer_seconds:.1f} s)")
 
 
 def self_test_question(bundle) -> str:
-    """A question the bundle must be able to answer: about the heading of its first sectioned chunk."""
-    rows = bundle._query("SELECT heading FROM chunks WHERE heading != '' ORDER BY id LIMIT 1")
+    """A question the bundle must be able to answer: about the first subsection heading of its
+    guides (a heading path of two levels or more), else the first heading, else a guide title."""
+    rows = (bundle._query("SELECT heading FROM chunks WHERE heading LIKE '% › %' ORDER BY id LIMIT 1")
+            or bundle._query("SELECT heading FROM chunks WHERE heading != '' ORDER BY id LIMIT 1"))
     if rows:
         topic = rows[0][0].split(" › ")[-1]
     else:
         topic = bundle.sources()[0].title
-    return f"What do the guides say about {topic}?"
+    return f"What do the guides say about \"{topic}\"?"
 
 
 def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
@@ -85,6 +90,7 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
             from .answer.llm import cpu_features as _cpu_features
 
             cpu_features = _cpu_features()
+        loaded = time.perf_counter()
         retriever = Retriever(bundle, embedder)
         if retriever.degraded_reason:
             raise LanternError(f"Self-test failed: the embedding model cannot search this bundle "
@@ -99,6 +105,7 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
             embedding_model=f"{embedder.model_id} ({embedder.dim} dims)", chat_model=llm.name,
             question=question, state=answer.state,
             citations=tuple(f"[{p.n}] {p.hit.key}" for p in answer.citations),
-            cpu_features=tuple(cpu_features), seconds=time.perf_counter() - started)
+            cpu_features=tuple(cpu_features), seconds=time.perf_counter() - started,
+            load_seconds=loaded - started, answer_seconds=time.perf_counter() - loaded)
     finally:
         bundle.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from app.build_progress import BuildProgress
+from app.build_progress import BuildProgress, progress_line
 from app.bundle.builder import build_bundle
 from app.bundle.freshness import check_bundle
 from app.bundle.inspect import inspect_bundle
@@ -317,9 +317,12 @@ def test_real_self_test_makes_no_connection(no_network):
 # --- progress ------------------------------------------------------------------------
 
 def test_progress_lines_show_counts_rate_and_time_left():
-    line = BuildProgress.status("embed", "chunks", 40, 100, 2.0)
+    line = progress_line("embed", "chunks", 40, 100, 2.0)
     assert line == "embed: 40/100 chunks, 20.0 chunks/s, about 3 s left"
-    assert BuildProgress.status("embed", "chunks", 100, 100, 4.0) == "embed: 100/100 chunks, 25.0 chunks/s, 4 s"
+    # Time left follows the characters still to embed (long chunks come last), not the chunk count.
+    line = progress_line("embed", "chunks", 40, 100, 2.0, work_done=1000, work_total=11000)
+    assert line == "embed: 40/100 chunks, 20.0 chunks/s, about 20 s left"
+    assert progress_line("embed", "chunks", 100, 100, 4.0) == "embed: 100/100 chunks, 25.0 chunks/s, 4 s"
     out = io.StringIO()
     progress = BuildProgress(out, interval=3600, tty=False)
     progress("chunk", 1, 2)
@@ -333,3 +336,33 @@ def test_progress_lines_show_counts_rate_and_time_left():
     assert lines[2] == "reuse: 5 of 8 chunks keep their embeddings from the previous bundle"
     assert lines[3] == "embed: 0/3 chunks" and lines[4].startswith("embed: 3/3 chunks, ")
     assert len(lines) == 5
+
+
+# --- where a frozen app finds its bundle and models ------------------------------------
+
+def test_frozen_app_prefers_a_bundle_and_models_beside_the_executable(tmp_path, monkeypatch):
+    import sys
+
+    from app import config
+
+    app_folder = tmp_path / "lantern"
+    internal = app_folder / "_internal"
+    (internal / "corpus_bundle").mkdir(parents=True)
+    (internal / "models").mkdir()
+    (internal / "corpus_bundle" / "shipped.sqlite").write_bytes(b"")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(internal), raising=False)
+    monkeypatch.setattr(sys, "executable", str(app_folder / "lantern"))
+    monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
+    monkeypatch.delenv("LANTERN_MODELS_DIR", raising=False)
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
+    assert config.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
+    assert config.models_dir() == internal / "models"
+    (app_folder / "corpus_bundle").mkdir()
+    (app_folder / "corpus_bundle" / "other-course.sqlite").write_bytes(b"")
+    (app_folder / "models").mkdir()
+    (app_folder / "models" / "manifest.json").write_text("{}")
+    assert config.default_bundle() == app_folder.resolve() / "corpus_bundle" / "other-course.sqlite"
+    assert config.models_dir() == app_folder.resolve() / "models"
+    monkeypatch.setenv("LANTERN_BUNDLE", str(tmp_path / "env.sqlite"))
+    assert config.default_bundle() == tmp_path / "env.sqlite"

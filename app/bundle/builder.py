@@ -186,6 +186,9 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         todo = sorted((i for i, c in enumerate(chunks) if c.sha256 not in reusable), key=lambda i: len(texts[i]))
         notify("reuse", len(chunks) - len(todo), len(chunks))
         done = 0
+        total_chars = sum(len(texts[i]) for i in todo)
+        done_chars = 0
+        notify("embed_chars", 0, total_chars)
         notify("embed", 0, len(todo))
         for begin in range(0, len(todo), BATCH_SIZE):
             idx = todo[begin:begin + BATCH_SIZE]
@@ -197,6 +200,8 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
                 conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
                                  [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
             done += len(idx)
+            done_chars += sum(len(texts[i]) for i in idx)
+            notify("embed_chars", done_chars, total_chars)
             notify("embed", done, len(todo))
 
         notify("index", 0, 1)

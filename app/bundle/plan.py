@@ -28,7 +28,8 @@ from ..ingest.reader import read_course
 from ..records import Chunk, SourceDoc
 
 #: ``progress(stage, done, total)``; stages are "read" and "chunk" (files), "reuse" (chunks
-#: reused, chunks in total; once), "embed" (chunks embedded, chunks to embed), "index" (0/1, 1/1).
+#: reused, chunks in total; once), "embed" (chunks embedded, chunks to embed), "embed_chars"
+#: (characters embedded, characters to embed; sent just before each "embed"), "index" (0/1, 1/1).
 Progress = Callable[[str, int, int], None]
 
 _HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
