@@ -26,6 +26,9 @@ EXAMPLES = """examples:
   lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite
   lantern search --bundle corpus_bundle/esp32-starter.sqlite "OLED stays blank"
   lantern ask --bundle corpus_bundle/esp32-starter.sqlite --json "What does ledcAttach do?"
+  lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
+  lantern inspect corpus_bundle/esp32-starter.sqlite
+  lantern --self-test
 """
 
 
@@ -44,7 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="build a course bundle from a folder of guides",
                            description="Read a folder of course guides, chunk, embed and index them, and write "
                            "one bundle file (written to a temporary file and renamed into place).",
-                           epilog="example:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite",
+                           epilog="examples:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite\n"
+                           "  lantern build courses/esp32-starter -o new.sqlite --previous old.sqlite   "
+                           "(reuse unchanged embeddings)",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
     build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
