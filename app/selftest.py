@@ -15,6 +15,10 @@ from pathlib import Path
 
 from .errors import LanternError
 
+#: The self-test's answer length in tokens: enough to show generation and citation checking
+#: work, short enough to finish quickly on a 2-core lab PC (an answer in the app may use 200).
+SELF_TEST_ANSWER_TOKENS = 64
+
 
 @dataclass(frozen=True)
 class SelfTestReport:
@@ -64,7 +68,7 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
     :class:`LanternError` (one sentence) when any step fails: missing bundle or models, the
     embedding model not matching the bundle, or an answer without a checked citation.
     """
-    from .answer.answerer import Assistant
+    from .answer.answerer import Assistant, ContextBudget
     from .bundle.reader import BundleReader
     from .config import default_bundle
     from .errors import BundleError
@@ -96,7 +100,7 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
             raise LanternError(f"Self-test failed: the embedding model cannot search this bundle "
                                f"({retriever.degraded_reason}).")
         question = self_test_question(bundle)
-        answer = Assistant(retriever, llm).answer(question)
+        answer = Assistant(retriever, llm, ContextBudget(answer_tokens=SELF_TEST_ANSWER_TOKENS)).answer(question)
         if not answer.citations:
             raise LanternError(f"Self-test failed: the question {question!r} got the state {answer.state!r} "
                                "without a checked citation; rebuild the bundle or check the models.")
