@@ -8,7 +8,6 @@ import shutil
 import socket
 from pathlib import Path
 
-import apsw
 import pytest
 
 from app.build_progress import BuildProgress, progress_line
