@@ -7,7 +7,7 @@ COURSE := courses/esp32-starter
 BUNDLE := corpus_bundle/esp32-starter.sqlite
 MODELS_STAMP := models/.verified
 
-.PHONY: setup models bundle run test clean
+.PHONY: setup models bundle run test clean dist
 
 setup: $(STAMP)
 
@@ -41,5 +41,13 @@ test: $(BUNDLE)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
+# One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
+# `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first).
+dist: $(MODELS_STAMP)
+	@test -f "$(BUNDLE)" || { echo "The bundle $(BUNDLE) does not exist; run \`make bundle\` or \`lantern build COURSE -o $(BUNDLE)\` first." >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet "pyinstaller>=6.22,<7"
+	LANTERN_DIST_BUNDLE="$(BUNDLE)" $(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
+	du -sh dist/lantern
+
 clean:
-	rm -rf $(VENV) $(BUNDLE) models/.verified
+	rm -rf $(VENV) $(BUNDLE) models/.verified build dist

@@ -1,8 +1,10 @@
-"""Command line: ``lantern build | search | ask`` (no arguments opens the desktop app).
+"""Command line: ``lantern build | check | inspect | search | ask`` (no arguments opens the desktop app).
 
 ``--json`` prints exactly one JSON document on stdout; progress, warnings and logs go
 to stderr. Exit codes: 0 success (including answers that decline or say "not
-covered"), 1 an error the user can fix (one sentence on stderr, no traceback).
+covered"), 1 an error the user can fix (one sentence on stderr, no traceback);
+``check`` follows ``diff``: 0 up to date, 1 stale, 2 error. ``--self-test`` exits 0 when
+the bundle and both models work.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ EXAMPLES = """examples:
   lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite
   lantern search --bundle corpus_bundle/esp32-starter.sqlite "OLED stays blank"
   lantern ask --bundle corpus_bundle/esp32-starter.sqlite --json "What does ledcAttach do?"
+  lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
+  lantern inspect corpus_bundle/esp32-starter.sqlite
+  lantern --self-test
 """
 
 
@@ -34,12 +39,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantern {__version__}")
     parser.add_argument("--bundle", type=Path, help="course bundle to open in the desktop app")
     parser.add_argument("--model", type=Path, help="chat model (GGUF file) for the desktop app")
+    parser.add_argument("--self-test", action="store_true",
+                        help="open the bundle, load both models, answer one question with a citation, "
+                        "print a one-line report and exit (0 when everything works)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     build = sub.add_parser("build", help="build a course bundle from a folder of guides",
                            description="Read a folder of course guides, chunk, embed and index them, and write "
                            "one bundle file (written to a temporary file and renamed into place).",
-                           epilog="example:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite",
+                           epilog="examples:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite\n"
+                           "  lantern build courses/esp32-starter -o new.sqlite --previous old.sqlite   "
+                           "(reuse unchanged embeddings)",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
     build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
@@ -62,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--model", type=Path, help="chat model GGUF (default: the settings file's, or models/)")
             cmd.add_argument("--search-only", action="store_true", help="do not load the chat model; show passages")
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
+    _add_instructor_commands(sub)
     return parser
 
 
@@ -93,44 +104,35 @@ def _retriever(bundle, keyword_only: bool):
 
 
 def _cmd_build(args) -> int:
-    from tqdm import tqdm
-
+    from .build_progress import BuildProgress
     from .bundle.builder import build_bundle
     from .embedding import FastEmbedder
     from .ingest.reader import check_course_folder
 
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
     embedder = FastEmbedder()
-    bars: dict[str, tqdm] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        if stage not in ("chunk", "embed"):
-            return
-        bar = bars.get(stage)
-        if bar is None:
-            unit = "file" if stage == "chunk" else "chunk"
-            bar = bars[stage] = tqdm(total=total, desc=f"{stage:>6}", unit=unit, file=sys.stderr,
-                                     disable=None, leave=True)
-        bar.update(done - bar.n)
-
+    progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
-                              include=args.include, exclude=args.exclude, progress=progress)
+                              include=args.include, exclude=args.exclude, progress=progress,
+                              previous=args.previous, reuse=not args.full)
     finally:
-        for bar in bars.values():
-            bar.close()
+        progress.close()
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     summary = {"bundle": str(report.bundle), "corpus_version": report.corpus_version, "sources": report.sources,
-               "chunks": report.chunks, "assets": report.assets, "seconds": round(report.seconds, 1),
-               "warnings": report.warnings, "notes": report.notes}
+               "chunks": report.chunks, "assets": report.assets, "embedded": report.embedded,
+               "reused": report.reused, "previous": str(report.previous) if report.previous else None,
+               "seconds": round(report.seconds, 1), "warnings": report.warnings, "notes": report.notes}
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     else:
+        reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
+                 if report.previous else f"; {report.embedded} chunks embedded")
         print(f"Built {report.bundle}: {report.sources} guides, {report.chunks} chunks, {report.assets} images "
-              f"in {report.seconds:.1f} s (corpus version {report.corpus_version[:12]}).")
+              f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
     return 0
 
 
@@ -204,6 +206,89 @@ def _cmd_ask(args) -> int:
     return 0
 
 
+# --- instructor commands (issue 6): check, inspect, self-test --------------------------
+
+def _add_instructor_commands(sub) -> None:
+    """Add ``check`` and ``inspect``, and the incremental options of ``build``."""
+    build = sub.choices["build"]
+    build.add_argument("--previous", type=Path, metavar="BUNDLE",
+                       help="reuse embeddings of unchanged chunks from this bundle (default: the output, if it exists)")
+    build.add_argument("--full", action="store_true", help="embed every chunk again (no reuse)")
+
+    check = sub.add_parser(
+        "check", help="exit 0 if a bundle is up to date with its course folder, 1 if stale, 2 on error",
+        description="Compare a course folder with a bundle without embedding anything: added, changed and "
+        "removed guides and images, chunker settings, the embedding model, and the corpus version a build "
+        "would produce. Exit codes follow `diff`: 0 up to date, 1 stale, 2 error.",
+        epilog="example (CI):\n  lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite || "
+        "echo 'rebuild the bundle'", formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("source_dir", type=Path, help="folder holding the course guides")
+    check.add_argument("bundle", type=Path, help="bundle file to compare with")
+    check.add_argument("--include", action="append", default=None, metavar="GLOB",
+                       help="as for build (default: the globs the bundle was built with)")
+    check.add_argument("--exclude", action="append", default=None, metavar="GLOB",
+                       help="as for build (default: the globs the bundle was built with)")
+    check.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    inspect = sub.add_parser(
+        "inspect", help="describe a bundle and check its integrity",
+        description="Show a bundle's title, corpus and schema version, build date, embedding model, counts and "
+        "size, and check its integrity (row counts of chunks, FTS5 and vectors agree; sampled digests match). "
+        "Exit 0 when the integrity check passes, 1 when it fails or the file is not a bundle. "
+        "The --json shape is documented in docs/inspect.md.",
+        epilog="example:\n  lantern inspect corpus_bundle/esp32-starter.sqlite --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    inspect.add_argument("bundle", type=Path, help="bundle file (.sqlite)")
+    inspect.add_argument("--sample", type=int, default=200,
+                         help="chunks and images whose digests are verified (default 200; 0 = all)")
+    inspect.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def _cmd_check(args) -> int:
+    from .bundle.freshness import check_bundle
+    from .embedding import manifest_embedding
+
+    try:
+        result = check_bundle(args.source_dir, args.bundle, manifest_embedding(),
+                              include=args.include, exclude=args.exclude)
+    except LanternError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    else:
+        print("\n".join(result.lines()))
+    return 0 if result.up_to_date else 1
+
+
+def _cmd_inspect(args) -> int:
+    from .bundle.inspect import inspect_bundle
+
+    if args.sample < 0:
+        raise LanternError(f"--sample must be 0 (all) or more (got {args.sample}).")
+    result = inspect_bundle(args.bundle, sample=args.sample)
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    else:
+        print("\n".join(result.lines()))
+    if not result.integrity.ok:
+        print(f"error: the bundle {args.bundle} failed its integrity check ({result.integrity.problems[0]}); "
+              "rebuild it with `lantern build`.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_self_test(args) -> int:
+    from .selftest import run_self_test
+
+    report = run_self_test(args.bundle)
+    print(report.line())
+    return 0
+
+
+INSTRUCTOR_COMMANDS = {"check": _cmd_check, "inspect": _cmd_inspect}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``lantern`` and ``python -m app``; returns the exit code."""
     logging.basicConfig(level=os.environ.get("LANTERN_LOG", "WARNING"), stream=sys.stderr,
@@ -211,11 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args = _parser().parse_args(argv)
     try:
+        if args.self_test:
+            return _cmd_self_test(args)
         if args.command is None:
             from .gui import run_gui
 
             return run_gui(args.bundle, args.model)
-        return {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask}[args.command](args)
+        commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask}
+        commands.update(INSTRUCTOR_COMMANDS)
+        return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -2,9 +2,12 @@
 
 One function per location, so the frozen installer and the source checkout agree:
 - :func:`resource_root`: the repository root, or PyInstaller's data folder when frozen;
-- :func:`models_dir`: ``$LANTERN_MODELS_DIR`` or ``<resource root>/models``;
-- :func:`default_bundle`: ``$LANTERN_BUNDLE``, the settings file's ``bundle``, or the
-  first ``*.sqlite`` in ``<resource root>/corpus_bundle``;
+- :func:`app_dir`: the folder holding the frozen app's executable (None in a source tree);
+  a lab admin puts ``corpus_bundle/`` or ``models/`` there to override what was shipped;
+- :func:`models_dir`: ``$LANTERN_MODELS_DIR``, ``<app dir>/models`` when it holds a
+  ``manifest.json``, or ``<resource root>/models``;
+- :func:`default_bundle`: ``$LANTERN_BUNDLE``, the settings file's ``bundle``, the first
+  ``*.sqlite`` in ``<app dir>/corpus_bundle``, or the first in ``<resource root>/corpus_bundle``;
 - :func:`settings_path`: one plain JSON file under the user's config directory
   (``$LANTERN_CONFIG_DIR`` overrides it, for tests), read by both the CLI and the GUI.
 Nothing here touches the network.
@@ -31,10 +34,22 @@ def resource_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def app_dir() -> Path | None:
+    """The folder of the frozen app's executable (``dist/lantern/``), or None when run from source."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).resolve().parent
+    return None
+
+
 def models_dir() -> Path:
     """Folder with ``manifest.json`` and the model files."""
     override = os.environ.get("LANTERN_MODELS_DIR")
-    return Path(override) if override else resource_root() / "models"
+    if override:
+        return Path(override)
+    beside = app_dir()
+    if beside is not None and (beside / "models" / "manifest.json").is_file():
+        return beside / "models"
+    return resource_root() / "models"
 
 
 def settings_path() -> Path:
@@ -88,8 +103,15 @@ def default_bundle() -> Path | None:
     chosen = Settings.load().bundle
     if chosen:
         return Path(chosen)
-    found = sorted((resource_root() / "corpus_bundle").glob("*.sqlite"))
-    return found[0] if found else None
+    folders = [resource_root() / "corpus_bundle"]
+    beside = app_dir()
+    if beside is not None:
+        folders.insert(0, beside / "corpus_bundle")
+    for folder in folders:
+        found = sorted(folder.glob("*.sqlite"))
+        if found:
+            return found[0]
+    return None
 
 
 def default_chat_model() -> Path:

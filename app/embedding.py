@@ -90,3 +90,20 @@ class FastEmbedder:
             vectors = list(self._model.embed([texts[i] for i in idx], batch_size=BATCH_SIZE))
             out[idx] = np.asarray(vectors, dtype=np.float32)
         return out
+
+
+def manifest_embedding() -> tuple[str, int, str]:
+    """``(model id, dimension, sha256 of model.onnx)`` of the embedding model a build would
+    use, read from ``models/manifest.json`` without loading the model (``FastEmbedder``
+    refuses a file whose sha256 differs, so the manifest's value is the one it would
+    record). Raises :class:`ModelError` when the manifest cannot be read or lists no
+    ``model.onnx`` for the embedding model.
+    """
+    manifest = load_manifest()
+    spec = manifest["embedding"]
+    for entry in manifest["files"]:
+        path = Path(entry["path"])
+        if path.parent.name == spec["dir"] and path.name == "model.onnx":
+            return spec["id"], int(spec["dim"]), entry["sha256"]
+    raise ModelError(f"The model manifest {models_dir() / 'manifest.json'} lists no model.onnx for the embedding "
+                     f"model {spec['id']}; run `make models` to restore the models folder.")

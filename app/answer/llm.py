@@ -161,3 +161,23 @@ class LlamaChatModel:
 def default_model_path() -> Path:
     """The manifest's default chat GGUF in ``models/``."""
     return models_dir() / load_manifest()["chat"]
+
+
+#: Names in llama.cpp's system info that are build options, not CPU instructions.
+_NOT_ISA = {"LLAMAFILE", "OPENMP", "REPACK", "ACCELERATE", "KLEIDIAI"}
+
+
+def cpu_features() -> tuple[str, ...]:
+    """CPU instruction-set features this llama.cpp build uses (e.g. ``("SSE3", "AVX")``),
+    parsed from ``llama_print_system_info()``; a CPU lacking one of them cannot run it."""
+    from llama_cpp import llama_print_system_info
+
+    info = llama_print_system_info()
+    text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
+    features = []
+    for part in text.replace("CPU :", "|").split("|"):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if value.strip() == "1" and name.isupper() and name not in _NOT_ISA and name not in features:
+            features.append(name)
+    return tuple(features)

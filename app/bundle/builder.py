@@ -1,12 +1,16 @@
-"""Build a corpus bundle from a course folder, atomically.
+"""Build a corpus bundle from a course folder: atomic and incremental.
 
 The bundle is written to a temporary file beside the target and renamed into place
 only when complete, so a failed or interrupted build leaves the previous bundle as it
-was and never a half-written one.
+was and never a half-written one. Every build writes every table afresh, so a deleted
+guide leaves no rows anywhere (sources, headings, chunks, FTS5, vec0, assets).
 
-Corpus version (DESIGN.md): sha256 over the sorted ``(chunk key, sha256 of indexed
-text)`` pairs, the chunker settings and the embedding model's checksum. It does not
-depend on build time or file order on disk.
+Incremental: embeddings are the expensive part (about 35 chunks/s on a 2-core PC), so
+a chunk whose indexed text (its words plus the title and heading context) has the same
+sha256 as a chunk of the previous bundle reuses that chunk's vector, provided the
+previous bundle was built with the same embedding model (id, dimension and file
+checksum). Reuse never changes the result: the corpus version and every stored row
+are what a full build would write.
 """
 
 from __future__ import annotations
@@ -15,34 +19,32 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import posixpath
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
+import apsw
 import numpy as np
 
 from .. import __version__
 from ..embedding import BATCH_SIZE, Embedder
-from ..errors import CourseFolderError, LanternError
-from ..ingest.chunker import ChunkerSettings, chunk_document
-from ..ingest.markdown import parser
-from ..ingest.reader import IMAGE_TYPES, ReadReport, read_course
-from ..records import Chunk
+from ..errors import LanternError
+from ..ingest.chunker import ChunkerSettings
+from ..ingest.reader import IMAGE_TYPES
 from ..retrieval.lexical import build_index, index_params
+from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import SCHEMA_VERSION, connect, create_tables
 
-#: ``progress(stage, done, total)``; stages are "read", "chunk", "embed", "index".
-Progress = Callable[[str, int, int], None]
-
-_HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+__all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors"]
 
 
 @dataclass
 class BuildReport:
-    """What a build did; ``seconds`` is wall-clock time of the whole build."""
+    """What a build did; ``seconds`` is wall-clock time of the whole build.
+
+    ``embedded`` chunks were run through the embedding model, ``reused`` took their
+    vector from ``previous`` (the bundle reused from, or None for a full build).
+    """
 
     bundle: Path
     corpus_version: str
@@ -50,83 +52,89 @@ class BuildReport:
     chunks: int
     assets: int
     seconds: float
+    embedded: int = 0
+    reused: int = 0
+    previous: Path | None = None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-def corpus_version(chunks: list[Chunk], settings: ChunkerSettings, embedding_checksum: str) -> str:
-    """The corpus version of a set of chunks (hex sha256)."""
-    digest = hashlib.sha256()
-    for key, sha in sorted((c.key, c.sha256) for c in chunks):
-        digest.update(f"{key}\t{sha}\n".encode("utf-8"))
-    digest.update(json.dumps(settings.as_dict(), sort_keys=True).encode("utf-8"))
-    digest.update(embedding_checksum.encode("utf-8"))
-    return digest.hexdigest()
-
-
-def _referenced_images(doc_path: str, text: str, images: dict[str, Path]) -> set[str]:
-    """Course-relative paths of images a Markdown guide references and the folder holds."""
-    sources: list[str] = []
-    for token in parser().parse(text):
-        for child in token.children or []:
-            if child.type == "image":
-                sources.append(str(child.attrs.get("src", "")))
-        if token.type == "html_block" or token.type == "inline":
-            sources.extend(_HTML_IMG.findall(token.content))
-    found: set[str] = set()
-    base = posixpath.dirname(doc_path)
-    for src in sources:
-        if not src or "://" in src or src.startswith(("data:", "#")):
-            continue
-        rel = posixpath.normpath(posixpath.join(base, src.split("#")[0].split("?")[0]))
-        if rel in images:
-            found.add(rel)
-    return found
-
-
 def _library_versions() -> dict:
-    import apsw
     import sqlite_vec
 
     return {"lantern": __version__, "apsw": apsw.apsw_version(), "sqlite": apsw.sqlite_lib_version(),
             "sqlite_vec": getattr(sqlite_vec, "__version__", "")}
 
 
+def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], str]:
+    """Embeddings of an earlier bundle keyed by the sha256 of the chunk's indexed text.
+
+    Returns ``(vectors, note)``: ``vectors`` maps sha256 hex -> ``dim`` float32 values as
+    bytes; it is empty, with ``note`` saying why, when the file is missing, unreadable or
+    was built with another embedding model (id, dimension or checksum differ). Never raises
+    for a bad previous bundle: the build then embeds everything.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return {}, ""
+    try:
+        conn = connect(str(path), read_only=True)
+    except apsw.Error as exc:
+        return {}, f"{path.name} could not be opened ({exc.__class__.__name__}); embedding every chunk"
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        theirs = (meta.get("embedding_model_id"), meta.get("embedding_dim"), meta.get("embedding_checksum"))
+        ours = (embedder.model_id, str(embedder.dim), embedder.checksum)
+        if theirs != ours:
+            return {}, (f"{path.name} was built with {theirs[0]} ({theirs[1]} dims, checksum {str(theirs[2])[:12]}); "
+                        f"this build uses {ours[0]} ({ours[1]} dims, checksum {ours[2][:12]}): embedding every chunk")
+        rows = conn.execute("SELECT c.sha256, v.embedding FROM chunks c JOIN chunk_vectors v ON v.rowid = c.id")
+        size = 4 * embedder.dim
+        return {sha: bytes(blob) for sha, blob in rows if blob is not None and len(blob) == size}, ""
+    except apsw.Error as exc:
+        return {}, f"{path.name} is not a readable Lantern bundle ({exc.__class__.__name__}); embedding every chunk"
+    finally:
+        conn.close()
+
+
 def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
-                 exclude: list[str] | None = None, progress: Progress | None = None) -> BuildReport:
+                 exclude: list[str] | None = None, progress: Progress | None = None,
+                 previous: Path | None = None, reuse: bool = True) -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
-    Raises :class:`CourseFolderError` for a missing/unreadable/empty course folder and
+    Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
+    whose indexed-text sha256 is unchanged, unless ``reuse`` is False. Raises
+    :class:`CourseFolderError` for a missing/unreadable/empty course folder and
     :class:`LanternError` when the output cannot be written; the previous ``output`` is
     then untouched.
     """
     started = time.perf_counter()
-    settings = settings or ChunkerSettings()
     notify = progress or (lambda stage, done, total: None)
-    report: ReadReport = read_course(source_dir, include=include, exclude=exclude)
-    notify("read", len(report.documents), len(report.documents))
-
-    chunked = []
-    for i, doc in enumerate(report.documents, 1):
-        chunked.append((doc, chunk_document(doc, settings)))
-        notify("chunk", i, len(report.documents))
-    chunks = [c for _, cd in chunked for c in cd.chunks]
-    if not chunks:
-        raise CourseFolderError(f"The guides in {source_dir} contain no text to index; add guides with content.")
-    version = corpus_version(chunks, settings, embedder.checksum)
-
     output = Path(output)
     if output.exists() and output.is_dir():
         raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
+    if previous is not None and not Path(previous).is_file():
+        raise LanternError(f"The previous bundle {previous} does not exist; give --previous an existing "
+                           "bundle file, or leave it out to reuse the output's embeddings.")
+    plan = plan_course(source_dir, embedder.checksum, settings=settings, include=include, exclude=exclude,
+                       progress=notify)
+    notes = list(plan.notes)
+    reuse_from = Path(previous) if previous is not None else output
+    vectors: dict[str, bytes] = {}
+    if reuse:
+        vectors, why = previous_vectors(reuse_from, embedder)
+        if why:
+            notes.append(why)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LanternError(f"The output folder {output.parent} cannot be created ({exc.strerror}); "
                            "choose another place for the bundle.") from exc
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
+    globs = {"include": list(include or []), "exclude": list(exclude or [])}
     try:
-        _write(tmp, report, chunked, chunks, embedder, settings, version, title or source_dir.resolve().name, notify)
+        embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify)
         os.replace(tmp, output)
     except OSError as exc:
         raise LanternError(f"The bundle {output} could not be written ({exc.strerror or exc}); "
@@ -135,31 +143,26 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
         for leftover in (tmp, Path(f"{tmp}-journal")):
             if leftover.exists():
                 leftover.unlink()
-    return BuildReport(bundle=output, corpus_version=version, sources=len(report.documents), chunks=len(chunks),
-                       assets=_count_assets(output), seconds=time.perf_counter() - started,
-                       warnings=report.warnings, notes=report.notes)
+    n = len(plan.chunks)
+    return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
+                       assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
+                       reused=n - embedded, previous=reuse_from if vectors else None,
+                       warnings=plan.warnings, notes=notes)
 
 
-def _count_assets(path: Path) -> int:
-    conn = connect(str(path), read_only=True)
-    try:
-        return int(conn.execute("SELECT count(*) FROM assets").fetchone()[0])
-    finally:
-        conn.close()
-
-
-def _write(tmp: Path, report: ReadReport, chunked, chunks: list[Chunk], embedder: Embedder,
-           settings: ChunkerSettings, version: str, title: str, notify: Progress) -> None:
+def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
+           globs: dict, notify: Progress) -> int:
+    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded."""
     if tmp.exists():
         tmp.unlink()
+    chunks = plan.chunks
     conn = connect(str(tmp), read_only=False)
     try:
         conn.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=8192")
         create_tables(conn, embedder.dim)
         with conn:
             chunk_id = 0
-            asset_paths: set[str] = set()
-            for source_id, (doc, cd) in enumerate(chunked, 1):
+            for source_id, (doc, cd) in enumerate(zip(plan.documents, plan.chunked), 1):
                 conn.execute("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?)",
                              (source_id, doc.path, cd.title, doc.kind, doc.language, doc.sha256, doc.size_bytes, doc.text))
                 conn.executemany("INSERT OR IGNORE INTO headings VALUES (?,?,?,?,?)",
@@ -171,19 +174,24 @@ def _write(tmp: Path, report: ReadReport, chunked, chunks: list[Chunk], embedder
                                   chunk.start, chunk.end, chunk.text, chunk.indexed_text, chunk.sha256))
                     conn.execute("INSERT INTO chunks_fts(rowid, heading, text) VALUES (?,?,?)",
                                  (chunk_id, f"{cd.title} › {chunk.heading}" if chunk.heading else cd.title, chunk.text))
-                if doc.kind == "markdown":
-                    asset_paths |= _referenced_images(doc.path, doc.text, report.images)
-            for rel in sorted(asset_paths):
-                data = report.images[rel].read_bytes()
+            for rel, path in plan.assets.items():
+                data = path.read_bytes()
                 conn.execute("INSERT INTO assets VALUES (?,?,?,?)",
                              (rel, IMAGE_TYPES[Path(rel).suffix.lower()], hashlib.sha256(data).hexdigest(), data))
 
+        with conn:
+            conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
+                             [(i + 1, reusable[c.sha256]) for i, c in enumerate(chunks) if c.sha256 in reusable])
         texts = [c.indexed_text for c in chunks]
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        todo = sorted((i for i, c in enumerate(chunks) if c.sha256 not in reusable), key=lambda i: len(texts[i]))
+        notify("reuse", len(chunks) - len(todo), len(chunks))
         done = 0
-        notify("embed", 0, len(texts))
-        for begin in range(0, len(order), BATCH_SIZE * 4):
-            idx = order[begin:begin + BATCH_SIZE * 4]
+        total_chars = sum(len(texts[i]) for i in todo)
+        done_chars = 0
+        notify("embed_chars", 0, total_chars)
+        notify("embed", 0, len(todo))
+        for begin in range(0, len(todo), BATCH_SIZE):
+            idx = todo[begin:begin + BATCH_SIZE]
             vectors = np.asarray(embedder.embed([texts[i] for i in idx]), dtype=np.float32)
             if vectors.shape != (len(idx), embedder.dim):
                 raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
@@ -192,23 +200,26 @@ def _write(tmp: Path, report: ReadReport, chunked, chunks: list[Chunk], embedder
                 conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
                                  [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
             done += len(idx)
-            notify("embed", done, len(texts))
+            done_chars += sum(len(texts[i]) for i in idx)
+            notify("embed_chars", done_chars, total_chars)
+            notify("embed", done, len(todo))
 
         notify("index", 0, 1)
         files = build_index(texts)
         meta = {
             "schema_version": str(SCHEMA_VERSION),
-            "corpus_version": version,
+            "corpus_version": plan.corpus_version,
             "title": title,
             "built_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-            "chunker": json.dumps(settings.as_dict(), sort_keys=True),
+            "chunker": json.dumps(plan.settings.as_dict(), sort_keys=True),
             "embedding_model_id": embedder.model_id,
             "embedding_dim": str(embedder.dim),
             "embedding_checksum": embedder.checksum,
             "lexical": json.dumps(index_params(), sort_keys=True),
             "libraries": json.dumps(_library_versions(), sort_keys=True),
-            "sources": str(len(chunked)),
+            "sources": str(len(plan.documents)),
             "chunks": str(len(chunks)),
+            "source_globs": json.dumps(globs, sort_keys=True),
         }
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
@@ -216,3 +227,4 @@ def _write(tmp: Path, report: ReadReport, chunked, chunks: list[Chunk], embedder
         notify("index", 1, 1)
     finally:
         conn.close()
+    return len(todo)

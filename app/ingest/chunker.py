@@ -175,7 +175,7 @@ def chunk_plain(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
 
 def chunk_document(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
     """Dispatch on the document's kind."""
-    if doc.kind == "markdown":
+    if doc.kind in ("markdown", "html", "pdf"):  # HTML and PDF are read as Markdown text
         return chunk_markdown(doc, settings)
     return chunk_plain(doc, settings)
 

@@ -1,11 +1,15 @@
 """Walk a course folder and read the guides it holds.
 
-Which files are read (DESIGN.md, "Sources read"): Markdown, plain text and code
-samples with the extensions below; hidden files and folders, ``LICENSE*`` files and
+Which files are read (DESIGN.md, "Sources read"): Markdown, plain text, HTML, PDF and
+code samples with the extensions below; hidden files and folders, ``LICENSE*`` files and
 build output folders are skipped; ``include``/``exclude`` globs (matched against the
 POSIX path relative to the course root) change that. Invalid UTF-8 is decoded with
 U+FFFD replacement characters and reported as a warning; empty files are skipped with
-a note. Images referenced by guides are collected separately as assets.
+a note. HTML and PDF files are converted to Markdown text (``html.py``, ``pdf.py``): that
+text is what the bundle stores and what character spans refer to, while ``sha256`` and
+``size_bytes`` describe the file's bytes. A file that cannot be read or converted is
+skipped with a warning giving the reason; the build goes on. Images referenced by guides
+are collected separately as assets.
 """
 
 from __future__ import annotations
@@ -18,9 +22,13 @@ from pathlib import Path
 
 from ..errors import CourseFolderError
 from ..records import SourceDoc
+from .html import html_to_markdown
+from .pdf import UnreadablePdf, pdf_to_markdown
 
 MARKDOWN_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
 TEXT_EXTENSIONS = {".txt": "text", ".rst": "text"}
+HTML_EXTENSIONS = {".html": "html", ".htm": "html", ".xhtml": "html"}
+PDF_EXTENSIONS = {".pdf": "pdf"}
 #: Code sample extensions and the language each is labelled with.
 CODE_EXTENSIONS = {
     ".py": "python", ".ino": "arduino", ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp",
@@ -51,9 +59,17 @@ def _kind_of(path: Path) -> tuple[str, str] | None:
         return "markdown", ""
     if ext in TEXT_EXTENSIONS:
         return "text", ""
+    if ext in HTML_EXTENSIONS:
+        return "html", ""
+    if ext in PDF_EXTENSIONS:
+        return "pdf", ""
     if ext in CODE_EXTENSIONS:
         return "code", CODE_EXTENSIONS[ext]
     return None
+
+
+def _stem_title(rel: str) -> str:
+    return Path(rel).stem.replace("-", " ").replace("_", " ").strip().capitalize() or rel
 
 
 def _matches(rel: str, patterns: list[str]) -> bool:
@@ -63,9 +79,9 @@ def _matches(rel: str, patterns: list[str]) -> bool:
 def check_course_folder(root: Path) -> None:
     """Raise :class:`CourseFolderError` when ``root`` is missing, not a folder, or unreadable."""
     if not root.exists():
-        raise CourseFolderError(f"The course folder {root} does not exist; check the path you gave to `build`.")
+        raise CourseFolderError(f"The course folder {root} does not exist; check the path.")
     if not root.is_dir():
-        raise CourseFolderError(f"{root} is a file, not a folder; give `build` the folder that holds the guides.")
+        raise CourseFolderError(f"{root} is a file, not a folder; give the folder that holds the guides.")
     if not os.access(root, os.R_OK | os.X_OK):
         raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
 
@@ -110,17 +126,29 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
         if not data.strip():
             report.notes.append(f"{rel}: empty file; skipped")
             continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            text = data.decode("utf-8", errors="replace")
-            report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                                   "decoded with replacement characters")
-        if text.startswith("\ufeff"):
-            text = text[1:]
+        if kind == "pdf":
+            try:
+                text = pdf_to_markdown(data, _stem_title(rel))
+            except UnreadablePdf as exc:
+                report.warnings.append(f"{rel}: {exc}; skipped")
+                continue
+        else:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                text = data.decode("utf-8", errors="replace")
+                report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
+                                       "decoded with replacement characters")
+            if text.startswith("\ufeff"):
+                text = text[1:]
+            if kind == "html":
+                text = html_to_markdown(text)
+                if not text.strip():
+                    report.notes.append(f"{rel}: HTML page without text; skipped")
+                    continue
         report.documents.append(SourceDoc(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest(),
                                           size_bytes=len(data), kind=kind, language=language))
     if not report.documents:
         raise CourseFolderError(f"The course folder {root} holds no guides Lantern can index "
-                                "(Markdown, text or code files); point `build` at the folder with the guides.")
+                                "(Markdown, text, HTML, PDF or code files); point Lantern at the folder with the guides.")
     return report

@@ -1,0 +1,156 @@
+"""Describe a bundle and check its integrity (``lantern inspect``; JSON shape in docs/inspect.md).
+
+Integrity checks, all read-only:
+- SQLite's ``PRAGMA quick_check``;
+- the chunk ids in ``chunks``, ``chunks_fts`` and ``chunk_vectors`` are the same set
+  (so every chunk is findable by both legs and no orphan rows remain);
+- the counts recorded in ``meta`` equal the table counts;
+- for a sample of chunks: the sha256 of the indexed text equals the stored digest and
+  the chunk text equals its character span of the stored guide text;
+- for a sample of images: the sha256 of the stored bytes equals the stored digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .reader import BundleReader
+
+#: Chunks (and images) whose digests are checked by default; 0 checks all of them.
+DEFAULT_SAMPLE = 200
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """``ok`` when no problem was found; ``problems`` are sentences; ``sampled_chunks`` and
+    ``sampled_assets`` say how many digests were verified."""
+
+    ok: bool
+    problems: tuple[str, ...]
+    sampled_chunks: int
+    sampled_assets: int
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What ``lantern inspect`` reports about one bundle; ``size_bytes`` is the file size."""
+
+    path: str
+    size_bytes: int
+    title: str
+    corpus_version: str
+    schema_version: int
+    built_at: str
+    embedding: dict
+    chunker: dict
+    libraries: dict
+    counts: dict
+    integrity: Integrity
+
+    def as_json(self) -> dict:
+        """The ``inspect --json`` document (docs/inspect.md)."""
+        doc = asdict(self)
+        doc["integrity"]["problems"] = list(self.integrity.problems)
+        return doc
+
+    def lines(self) -> list[str]:
+        """Human-readable report."""
+        c = self.counts
+        e = self.embedding
+        status = (f"ok ({self.integrity.sampled_chunks} chunk and {self.integrity.sampled_assets} image digests "
+                  "verified; row counts agree)" if self.integrity.ok else "FAILED")
+        out = [f"{self.path}",
+               f"  title           {self.title}",
+               f"  corpus version  {self.corpus_version}",
+               f"  schema version  {self.schema_version}",
+               f"  built at        {self.built_at}",
+               f"  embedding model {e['model_id']} ({e['dim']} dims, checksum {e['checksum'][:12]})",
+               f"  guides          {c['sources']}",
+               f"  chunks          {c['chunks']}",
+               f"  images          {c['assets']}",
+               f"  size            {self.size_bytes / 1e6:.1f} MB ({self.size_bytes:,} bytes)",
+               f"  integrity       {status}"]
+        out.extend(f"    - {p}" for p in self.integrity.problems)
+        return out
+
+
+def _sample(ids: list[int], n: int) -> list[int]:
+    """Up to ``n`` ids spread evenly over ``ids`` (all of them when ``n`` is 0 or large enough)."""
+    if n <= 0 or len(ids) <= n:
+        return ids
+    step = len(ids) / n
+    return [ids[int(i * step)] for i in range(n)]
+
+
+def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integrity:
+    """Run the integrity checks of the module docstring; never raises for a bad bundle."""
+    q = bundle._query
+    problems: list[str] = []
+    quick = [r[0] for r in q("PRAGMA quick_check")]
+    if quick != ["ok"]:
+        problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}")
+    chunk_ids = [r[0] for r in q("SELECT id FROM chunks ORDER BY id")]
+    ids = set(chunk_ids)
+    for table in ("chunks_fts", "chunk_vectors"):
+        theirs = {r[0] for r in q(f"SELECT rowid FROM {table}")}
+        if theirs != ids:
+            problems.append(f"{table} has {len(theirs)} rows and chunks has {len(ids)}: "
+                            f"{len(ids - theirs)} chunks are missing from {table}, {len(theirs - ids)} rows are orphans")
+    for key, table in (("chunks", "chunks"), ("sources", "sources")):
+        recorded = bundle.meta.get(key)
+        actual = q(f"SELECT count(*) FROM {table}")[0][0]
+        if recorded is not None and recorded != str(actual):
+            problems.append(f"meta records {recorded} {key} but the {table} table holds {actual}")
+    picked = _sample(chunk_ids, sample)
+    texts: dict[int, str] = {}
+    bad_digest = bad_span = 0
+    for chunk_id in picked:
+        row = q("SELECT c.indexed_text, c.sha256, c.text, c.start, c.end, c.source_id FROM chunks c WHERE c.id = ?",
+                (chunk_id,))[0]
+        if hashlib.sha256(row[0].encode("utf-8")).hexdigest() != row[1]:
+            bad_digest += 1
+        if row[5] not in texts:
+            texts[row[5]] = (q("SELECT text FROM sources WHERE id = ?", (row[5],)) or [("",)])[0][0]
+        if texts[row[5]][row[3]:row[4]] != row[2]:
+            bad_span += 1
+    if bad_digest:
+        problems.append(f"{bad_digest} of {len(picked)} sampled chunks have indexed text whose sha256 differs "
+                        "from the stored digest")
+    if bad_span:
+        problems.append(f"{bad_span} of {len(picked)} sampled chunks differ from their span of the guide text")
+    asset_paths = _sample([r[0] for r in q("SELECT path FROM assets ORDER BY path")], sample)
+    bad_assets = [p for p in asset_paths
+                  if hashlib.sha256(bytes(q("SELECT data FROM assets WHERE path = ?", (p,))[0][0])).hexdigest()
+                  != q("SELECT sha256 FROM assets WHERE path = ?", (p,))[0][0]]
+    if bad_assets:
+        problems.append(f"{len(bad_assets)} images have bytes whose sha256 differs from the stored digest "
+                        f"(first: {bad_assets[0]})")
+    return Integrity(ok=not problems, problems=tuple(problems), sampled_chunks=len(picked),
+                     sampled_assets=len(asset_paths))
+
+
+def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
+    """Open ``path`` read-only, describe it and check its integrity.
+
+    Raises :class:`BundleError` when the file is missing or not a Lantern bundle this
+    app can read; integrity problems are reported in the result, not raised.
+    """
+    bundle = BundleReader(path)
+    try:
+        q = bundle._query
+        meta = bundle.meta
+        counts = {table: int(q(f"SELECT count(*) FROM {table}")[0][0])
+                  for table in ("sources", "chunks", "headings", "assets", "chunks_fts", "chunk_vectors")}
+        return Inspection(
+            path=str(path), size_bytes=Path(path).stat().st_size, title=bundle.title,
+            corpus_version=bundle.corpus_version, schema_version=int(meta["schema_version"]),
+            built_at=meta.get("built_at", ""),
+            embedding={"model_id": meta["embedding_model_id"], "dim": int(meta["embedding_dim"]),
+                       "checksum": meta["embedding_checksum"]},
+            chunker=bundle.chunker_settings(), libraries=json.loads(meta.get("libraries", "{}") or "{}"),
+            counts=counts, integrity=check_integrity(bundle, sample))
+    finally:
+        bundle.close()

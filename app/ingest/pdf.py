@@ -1,0 +1,53 @@
+"""PDF handouts as Markdown text (the only module that imports pypdf).
+
+Each page's extracted text follows a ``## Page N`` heading, so a citation points at
+the page (anchor ``page-N``) and the viewer shows the page's words. The document title
+comes from the PDF metadata, else the file name. Lines that Markdown would read as
+structure (``#``, ``>``, ``- ``, ``1. ``) are escaped with ``\\`` and leading
+indentation is dropped (it would otherwise become a code block). Character spans of PDF
+chunks are offsets into this derived text, which the bundle stores as the guide's text.
+Layout, images and scanned pages (no text layer) are not recovered.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+
+_MD_START = re.compile(r"^(#|>|[-*+]\s|\d+[.)]\s|```|~~~|=+\s*$|-{3,}\s*$)")
+
+
+class UnreadablePdf(Exception):
+    """The PDF cannot be read (damaged, encrypted, or without a text layer); ``str()`` says why."""
+
+
+def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
+    """Markdown text of a PDF file's bytes; raises :class:`UnreadablePdf` with the reason."""
+    # pypdf logs every repair it makes; the reason that matters is in the raised error.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        from pypdf import PdfReader
+
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise UnreadablePdf("the PDF is encrypted with a password")
+        meta_title = ""
+        try:
+            meta_title = " ".join(str((reader.metadata or {}).get("/Title") or "").split())
+        except Exception:  # damaged metadata does not stop the text
+            meta_title = ""
+        pages = []
+        for number, page in enumerate(reader.pages, 1):
+            text = page.extract_text() or ""
+            lines = [_MD_START.sub(r"\\\1", line.strip()) for line in text.splitlines()]
+            body = "\n".join(lines).strip()
+            if body:
+                pages.append(f"## Page {number}\n\n{body}")
+    except UnreadablePdf:
+        raise
+    except Exception as exc:  # pypdf raises PdfReadError, ValueError, KeyError... on damaged files
+        raise UnreadablePdf(f"the PDF could not be parsed ({exc.__class__.__name__}: {str(exc)[:80]})") from exc
+    if not pages:
+        raise UnreadablePdf("the PDF has no text layer (scanned pages?)")
+    return f"# {meta_title or fallback_title}\n\n" + "\n\n".join(pages) + "\n"

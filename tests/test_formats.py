@@ -1,0 +1,75 @@
+"""HTML, PDF and plain-text guides (issue 6): read, chunked with headings, cited by span."""
+
+from __future__ import annotations
+
+from app.bundle.builder import build_bundle
+from app.bundle.reader import BundleReader
+from app.ingest.html import html_to_markdown
+from app.ingest.reader import read_course
+
+from .fakes import FakeEmbedder, tiny_pdf
+
+PAGE = """<!doctype html><html><head><title>Servo lab</title><style>p { color: red }</style>
+<script>document.write("tracking")</script></head><body><nav><a href="/">Home</a> | <a href="/x">Lessons</a></nav>
+<h1>Lesson 8: Servo</h1><p>A servo turns to an angle set by a <b>PWM</b> pulse &amp; holds it.</p>
+<h2>Wiring</h2><p>Connect the signal wire to <code>GPIO 13</code>.</p><img src="../images/wiring.svg" alt="Servo wiring">
+<ul><li>Red: 5&nbsp;V</li><li># brown: GND</li></ul>
+<pre><code class="language-cpp">servo.attach(13);
+if (angle &lt; 180) { servo.write(angle); }</code></pre>
+<table><tr><th>Pin</th><th>Use</th></tr><tr><td>13</td><td>signal</td></tr></table>
+</body></html>"""
+
+
+def test_html_becomes_markdown_with_headings_code_lists_and_images():
+    text = html_to_markdown(PAGE)
+    assert text.startswith("# Lesson 8: Servo\n\nA servo turns to an angle set by a PWM pulse & holds it.")
+    assert "## Wiring" in text and "`GPIO 13`" in text
+    assert "```cpp\nservo.attach(13);\nif (angle < 180) { servo.write(angle); }\n```" in text
+    assert "- Red: 5\u00a0V" in text and "- \\# brown: GND" in text  # escaped: not a heading
+    assert "![Servo wiring](../images/wiring.svg)" in text
+    assert "Pin | Use\n13 | signal" in text
+    for dropped in ("tracking", "color: red", "Home", "Servo lab"):
+        assert dropped not in text
+
+
+def test_html_title_is_the_heading_when_there_is_no_h1_and_bad_html_does_not_raise():
+    assert html_to_markdown("<title>Notes</title><p>Text").startswith("# Notes\n\nText")
+    assert html_to_markdown("<p>unclosed <b>bold <pre>code") .strip().endswith("```")
+    assert html_to_markdown("<script>only()</script>") == ""
+
+
+def test_html_pdf_and_text_guides_are_built_into_the_bundle(course, tmp_path):
+    (course / "lessons" / "servo.html").write_text(PAGE, encoding="utf-8")
+    (course / "handout.pdf").write_bytes(tiny_pdf(["Servo handout", "Calibrate the servo with 500 us pulses."],
+                                                  title="Servo handout"))
+    (course / "notes.txt").write_text("Lab notes\n\nThe bench power supply is limited to 2 A.\n", encoding="utf-8")
+    out = tmp_path / "b.sqlite"
+    report = build_bundle(course, out, FakeEmbedder())
+    assert not report.warnings
+    bundle = BundleReader(out)
+    kinds = {s.path: s.kind for s in bundle.sources()}
+    assert kinds["lessons/servo.html"] == "html" and kinds["handout.pdf"] == "pdf" and kinds["notes.txt"] == "text"
+    assert bundle.source_title("lessons/servo.html") == "Lesson 8: Servo"
+    assert [h.anchor for h in bundle.headings("handout.pdf")] == ["servo-handout", "page-1"]
+    rows = bundle._query("SELECT c.key, c.start, c.end, c.text, s.path FROM chunks c JOIN sources s "
+                         "ON s.id = c.source_id WHERE s.kind IN ('html', 'pdf', 'text')")
+    keys = {r[0] for r in rows}
+    assert "lessons/servo.html#wiring:0" in keys and "handout.pdf#page-1:0" in keys and "notes.txt#:0" in keys
+    for key, start, end, text, path in rows:  # spans index the stored (derived) text
+        assert bundle.source_text(path)[start:end] == text
+    assert bundle.asset("images/wiring.svg") is not None
+    hits = bundle.fts_phrase("500 us pulses", 5)
+    assert [bundle.chunks(hits)[h].source for h in hits] == ["handout.pdf"]
+
+
+def test_unreadable_files_are_skipped_with_the_reason_and_the_build_goes_on(course, tmp_path):
+    (course / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf")
+    (course / "scan.pdf").write_bytes(tiny_pdf([]))
+    (course / "menu.html").write_text("<nav>Home</nav><script>x()</script>", encoding="utf-8")
+    report = read_course(course)
+    assert any(w.startswith("broken.pdf: the PDF could not be parsed") and w.endswith("skipped")
+               for w in report.warnings)
+    assert any(w.startswith("scan.pdf: the PDF has no text layer") for w in report.warnings)
+    assert any(n.startswith("menu.html: HTML page without text") for n in report.notes)
+    assert [d.path for d in report.documents] == ["lessons/blink.md", "lessons/oled.md"]
+    assert build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder()).sources == 2
