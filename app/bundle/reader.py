@@ -130,6 +130,15 @@ class BundleReader:
                            "ORDER BY distance", (blob, int(k)))
         return [(int(r[0]), float(r[1])) for r in rows]
 
+    def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """Stored embeddings by chunk id: ``{id: (dim,) float32}`` unit vectors (absent ids are left out)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._query(f"SELECT rowid, embedding FROM chunk_vectors WHERE rowid IN ({marks})",
+                           tuple(int(i) for i in ids))
+        return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
     # --- rows -------------------------------------------------------------------------
     def chunks(self, ids: list[int]) -> dict[int, ChunkRow]:
         """Chunk rows by id (ids not in the bundle are absent from the result)."""

@@ -15,12 +15,24 @@ import numpy as np
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
-from .fusion import reciprocal_rank_fusion
+from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .identifiers import extract_identifiers
 
 LEXICAL_CANDIDATES = 24
 SEMANTIC_CANDIDATES = 24
 EXACT_CANDIDATES = 8
+
+#: The legs a search can run: BM25, embedding KNN, FTS5 phrase matches of exact identifiers.
+LEGS = ("lexical", "semantic", "exact")
+#: Fusion methods (app/retrieval/fusion.py); the default was chosen with ``lantern eval``
+#: on two question sets (docs/retrieval.md).
+FUSIONS = ("rrf", "weighted", "additive")
+DEFAULT_FUSION = "rrf"
+#: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs.
+WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
+#: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
+ADDITIVE_C = 20.0
+ADDITIVE_EXACT = 5.0
 
 #: Evidence gate: a question has strong evidence when its best chunk's cosine similarity
 #: reaches this value, or a chunk contains one of its identifiers verbatim. Calibrated on
@@ -51,9 +63,19 @@ def retrieval_query(question: str, history: list[dict] | None) -> str:
 
 class Retriever:
     """Retrieval over one bundle. ``embedder=None`` (or an embedder that does not match the
-    bundle's model) runs in the named degraded state ``keyword-only``."""
+    bundle's model) runs in the named degraded state ``keyword-only``.
 
-    def __init__(self, bundle: BundleReader, embedder: Embedder | None) -> None:
+    ``fusion`` is one of :data:`FUSIONS`; ``legs`` (a subset of :data:`LEGS`) are the legs
+    every search runs unless :meth:`search` is given its own. Raises ``ValueError`` for an
+    unknown fusion method or leg.
+    """
+
+    def __init__(self, bundle: BundleReader, embedder: Embedder | None, *, fusion: str = DEFAULT_FUSION,
+                 legs: tuple[str, ...] = LEGS) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
+        self.fusion = fusion
+        self.legs = _check_legs(legs)
         self.bundle = bundle
         self.degraded_reason = ""
         if embedder is None:
@@ -70,29 +92,40 @@ class Retriever:
     def degraded(self) -> tuple[str, ...]:
         return (KEYWORD_ONLY,) if self.embedder is None else ()
 
-    def search(self, question: str, k: int = 10, history: list[dict] | None = None) -> Retrieval:
-        """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits."""
+    def search(self, question: str, k: int = 10, history: list[dict] | None = None,
+               legs: tuple[str, ...] | None = None) -> Retrieval:
+        """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits.
+
+        ``legs`` overrides the retriever's legs for this search (e.g. ``("lexical",)`` to
+        measure the BM25 leg alone). ``timings_ms`` holds milliseconds per stage:
+        ``lexical``, ``exact``, ``embed``, ``semantic``, ``fusion``.
+        """
+        legs = self.legs if legs is None else _check_legs(legs)
         timings: dict[str, float] = {}
         query = retrieval_query(question, history)
 
-        t0 = time.perf_counter()
-        lexical = self.bundle.lexical_index
-        scores = lexical.scores(query)
-        top = np.argsort(-scores, kind="stable")[:LEXICAL_CANDIDATES]
-        lexical_ids = [int(i) + 1 for i in top if scores[i] > 0]
-        timings["lexical"] = (time.perf_counter() - t0) * 1000
+        lexical_ids: list[int] = []
+        bm25 = None
+        if "lexical" in legs:
+            t0 = time.perf_counter()
+            bm25 = self.bundle.lexical_index.scores(query)
+            top = np.argsort(-bm25, kind="stable")[:LEXICAL_CANDIDATES]
+            lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
+            timings["lexical"] = (time.perf_counter() - t0) * 1000
 
-        t0 = time.perf_counter()
         exact_ids: list[int] = []
-        for phrase in extract_identifiers(question):
-            for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
-                if cid not in exact_ids:
-                    exact_ids.append(cid)
-        exact_ids = exact_ids[:EXACT_CANDIDATES]
-        timings["exact"] = (time.perf_counter() - t0) * 1000
+        if "exact" in legs:
+            t0 = time.perf_counter()
+            for phrase in extract_identifiers(question):
+                for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
+                    if cid not in exact_ids:
+                        exact_ids.append(cid)
+            exact_ids = exact_ids[:EXACT_CANDIDATES]
+            timings["exact"] = (time.perf_counter() - t0) * 1000
 
         semantic: list[tuple[int, float]] = []
-        if self.embedder is not None:
+        vector = None
+        if self.embedder is not None and "semantic" in legs:
             t0 = time.perf_counter()
             vector = self.embedder.embed([query])[0]
             timings["embed"] = (time.perf_counter() - t0) * 1000
@@ -103,7 +136,7 @@ class Retriever:
         similarity = {cid: 1.0 - dist for cid, dist in semantic}
 
         t0 = time.perf_counter()
-        fused = reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids])[:k]
+        fused = self._fuse(lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity)[:k]
         rows = self.bundle.chunks([cid for cid, _ in fused])
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
@@ -116,12 +149,34 @@ class Retriever:
             for cid, score in fused if cid in rows)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
-        if self.embedder is not None:
-            best_similarity = max(similarity.values(), default=0.0)
+        if vector is not None:
+            best_similarity = max((1.0 - d for _, d in semantic), default=0.0)
             has_evidence = best_similarity >= MIN_SIMILARITY or bool(exact_ids)
         else:
             has_evidence = bool(exact_ids) or self._best_coverage(query, lexical_ids) >= MIN_LEXICAL_COVERAGE
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded, timings_ms=timings)
+
+    def _fuse(self, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
+              bm25: np.ndarray | None, vector: np.ndarray | None,
+              similarity: dict[int, float]) -> list[tuple[int, float]]:
+        """Fused ``[(chunk id, score)]`` best first. Score-based methods score every candidate
+        on every active leg: BM25 from the full score array, cosine from the stored vector
+        for candidates the KNN did not return (``similarity`` is filled in place)."""
+        if self.fusion == "rrf":
+            return reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids])
+        candidates = list(dict.fromkeys(lexical_ids + semantic_ids + exact_ids))
+        lexical = {cid: float(bm25[cid - 1]) for cid in candidates} if bm25 is not None else {}
+        cosine: dict[int, float] = {}
+        if vector is not None:
+            missing = [cid for cid in candidates if cid not in similarity]
+            for cid, stored in self.bundle.vectors(missing).items():
+                similarity[cid] = float(np.dot(stored, vector))
+            cosine = {cid: similarity[cid] for cid in candidates if cid in similarity}
+        exact = {cid: 1.0 for cid in exact_ids}
+        if self.fusion == "weighted":
+            return weighted_score_fusion([cosine, lexical, exact],
+                                         [WEIGHTS["semantic"], WEIGHTS["lexical"], WEIGHTS["exact"]])
+        return additive_fusion(lexical, cosine, ADDITIVE_C, {cid: ADDITIVE_EXACT for cid in exact})
 
     def _best_coverage(self, query: str, lexical_ids: list[int]) -> float:
         """Share of the query's words found in the best lexical chunk (0..1)."""
@@ -135,3 +190,11 @@ class Retriever:
             return 0.0
         tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
         return sum(any(v in tokens for v in w) for w in words) / len(words)
+
+
+def _check_legs(legs) -> tuple[str, ...]:
+    legs = tuple(legs)
+    unknown = [leg for leg in legs if leg not in LEGS]
+    if unknown or not legs:
+        raise ValueError(f"legs must be a non-empty subset of {', '.join(LEGS)} (got {', '.join(legs) or 'none'})")
+    return legs
