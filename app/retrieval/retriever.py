@@ -46,13 +46,19 @@ KEYWORD_ONLY = "keyword-only"
 
 @dataclass(frozen=True)
 class Retrieval:
-    """Hits best first (``score`` = fused RRF score, higher is better), and what the gate decided."""
+    """Hits best first (``score`` = fused score, higher is better), and what the gate decided.
+
+    ``best_similarity`` is the highest cosine similarity of the semantic leg (None when it
+    did not run); ``exact_matches`` counts chunks found by exact-identifier phrase search.
+    """
 
     query: str
     hits: tuple[Hit, ...]
     has_evidence: bool
     degraded: tuple[str, ...] = ()
     timings_ms: dict = field(default_factory=dict, compare=False)
+    best_similarity: float | None = None
+    exact_matches: int = 0
 
 
 def retrieval_query(question: str, history: list[dict] | None) -> str:
@@ -149,12 +155,14 @@ class Retriever:
             for cid, score in fused if cid in rows)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
+        best_similarity = None
         if vector is not None:
             best_similarity = max((1.0 - d for _, d in semantic), default=0.0)
             has_evidence = best_similarity >= MIN_SIMILARITY or bool(exact_ids)
         else:
             has_evidence = bool(exact_ids) or self._best_coverage(query, lexical_ids) >= MIN_LEXICAL_COVERAGE
-        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded, timings_ms=timings)
+        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
+                         timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids))
 
     def _fuse(self, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
               bm25: np.ndarray | None, vector: np.ndarray | None,
