@@ -53,12 +53,13 @@ def available_modes(retriever: Retriever) -> tuple[str, ...]:
 
 
 def run_questions(retriever: Retriever, questions: Iterable[EvalQuestion], *,
-                  budget: ContextBudget | None = None,
+                  modes: tuple[str, ...] | None = None, budget: ContextBudget | None = None,
                   progress: Callable[[int, int], None] | None = None) -> list[QuestionResult]:
     """Run each question in every available mode. One warm-up search (not recorded) runs
-    first so lazy loading does not count as latency. ``timings_ms`` gets a ``total``."""
+    first so lazy loading does not count as latency. ``timings_ms`` gets a ``total``.
+    ``modes`` limits the modes (``hybrid`` is always run, the report needs it)."""
     questions = list(questions)
-    modes = available_modes(retriever)
+    modes = tuple(m for m in available_modes(retriever) if modes is None or m in modes or m == "hybrid")
     assistant = Assistant(retriever, None, budget)
     retriever.search("warm-up query", k=RANK_DEPTH)
     results: list[QuestionResult] = []
