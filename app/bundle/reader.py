@@ -150,6 +150,16 @@ class BundleReader:
             f"JOIN sources s ON s.id = c.source_id WHERE c.id IN ({marks})", tuple(int(i) for i in ids))
         return {r[0]: ChunkRow(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), r[7]) for r in rows}
 
+    def chunk_ids_under(self, prefixes: list[str]) -> list[int]:
+        """Ids of the chunks of every guide whose path starts with one of ``prefixes``, in id order."""
+        if not prefixes:
+            return []
+        where = " OR ".join("substr(s.path, 1, ?) = ?" for _ in prefixes)
+        params = tuple(v for p in prefixes for v in (len(p), p))
+        rows = self._query(f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {where} "
+                           "ORDER BY c.id", params)
+        return [int(r[0]) for r in rows]
+
     def chunk_count(self) -> int:
         return int(self._query("SELECT count(*) FROM chunks")[0][0])
 

@@ -10,7 +10,7 @@ from . import metrics
 from .runner import RANK_DEPTH, QuestionResult
 
 HIT_KS = (1, 3, 6)
-STAGES = ("embed", "semantic", "lexical", "exact", "fusion", "total")
+STAGES = ("embed", "semantic", "lexical", "exact", "folders", "fusion", "total")
 #: Thresholds the gate sweep reports precision/recall for (cosine similarity).
 SWEEP = tuple(round(0.25 + 0.025 * i, 3) for i in range(15))
 

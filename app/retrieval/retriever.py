@@ -16,18 +16,24 @@ from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
+from .folders import FolderIndex
 from .identifiers import extract_identifiers
 
 LEXICAL_CANDIDATES = 24
 SEMANTIC_CANDIDATES = 24
 EXACT_CANDIDATES = 8
+#: Candidates each leg adds from a folder the question names (app/retrieval/folders.py);
+#: folders with more chunks than FOLDER_MAX_CHUNKS are scored by the lexical leg only.
+FOLDER_CANDIDATES = 8
+FOLDER_MAX_CHUNKS = 2000
 
-#: The legs a search can run: BM25, embedding KNN, FTS5 phrase matches of exact identifiers.
-LEGS = ("lexical", "semantic", "exact")
+#: The legs a search can run: BM25, embedding KNN, FTS5 phrase matches of exact identifiers,
+#: and the named-folder boost (chunks of a folder the question names are ranked first).
+LEGS = ("lexical", "semantic", "exact", "folders")
 #: Fusion methods (app/retrieval/fusion.py); the default was chosen with ``lantern eval``
 #: on two question sets (docs/retrieval.md).
 FUSIONS = ("rrf", "weighted", "additive")
-DEFAULT_FUSION = "rrf"
+DEFAULT_FUSION = "weighted"
 #: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs.
 WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
 #: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
@@ -93,6 +99,7 @@ class Retriever:
                                     f"this app has {embedder.model_id} ({embedder.dim} dims, sha256 {embedder.checksum[:12]}…)")
             embedder = None
         self.embedder = embedder
+        self._folder_index: FolderIndex | None = None
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -141,8 +148,18 @@ class Retriever:
         semantic_ids = [cid for cid, _ in semantic]
         similarity = {cid: 1.0 - dist for cid, dist in semantic}
 
+        folder_ids: set[int] = set()
+        folder_lists: list[list[int]] = []
+        if "folders" in legs:
+            t0 = time.perf_counter()
+            folder_ids, folder_lists = self._named_folder_candidates(question, bm25, vector, similarity)
+            timings["folders"] = (time.perf_counter() - t0) * 1000
+
         t0 = time.perf_counter()
-        fused = self._fuse(lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity)[:k]
+        fused = self._fuse(lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        if folder_ids:  # stable: the named folder's chunks first, each group in fused order
+            fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
+        fused = fused[:k]
         rows = self.bundle.chunks([cid for cid, _ in fused])
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
@@ -164,15 +181,41 @@ class Retriever:
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids))
 
+    @property
+    def folder_index(self) -> FolderIndex:
+        if self._folder_index is None:
+            self._folder_index = FolderIndex([(s.path, s.title) for s in self.bundle.sources()])
+        return self._folder_index
+
+    def _named_folder_candidates(self, question: str, bm25: np.ndarray | None, vector: np.ndarray | None,
+                                 similarity: dict[int, float]) -> tuple[set[int], list[list[int]]]:
+        """Chunk ids of the folders ``question`` names, and up to FOLDER_CANDIDATES of them per
+        leg (best BM25 first; best cosine first), so the folder's best chunks are candidates."""
+        prefixes = self.folder_index.named(question)
+        ids = self.bundle.chunk_ids_under(prefixes) if prefixes else []
+        lists: list[list[int]] = []
+        if not ids:
+            return set(), lists
+        if bm25 is not None:
+            ranked = sorted(ids, key=lambda cid: (-bm25[cid - 1], cid))
+            lists.append([cid for cid in ranked[:FOLDER_CANDIDATES] if bm25[cid - 1] > 0])
+        if vector is not None and len(ids) <= FOLDER_MAX_CHUNKS:
+            for cid, stored in self.bundle.vectors([cid for cid in ids if cid not in similarity]).items():
+                similarity[cid] = float(np.dot(stored, vector))
+            lists.append(sorted(ids, key=lambda cid: (-similarity.get(cid, -1.0), cid))[:FOLDER_CANDIDATES])
+        return set(ids), lists
+
     def _fuse(self, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
               bm25: np.ndarray | None, vector: np.ndarray | None,
-              similarity: dict[int, float]) -> list[tuple[int, float]]:
+              similarity: dict[int, float], folder_lists: list[list[int]] = ()) -> list[tuple[int, float]]:
         """Fused ``[(chunk id, score)]`` best first. Score-based methods score every candidate
         on every active leg: BM25 from the full score array, cosine from the stored vector
-        for candidates the KNN did not return (``similarity`` is filled in place)."""
+        for candidates the KNN did not return (``similarity`` is filled in place). Named-folder
+        candidates (``folder_lists``) join the candidate set; under RRF each is one more list."""
         if self.fusion == "rrf":
-            return reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids])
-        candidates = list(dict.fromkeys(lexical_ids + semantic_ids + exact_ids))
+            return reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids, *folder_lists])
+        extra = [cid for ranked in folder_lists for cid in ranked]
+        candidates = list(dict.fromkeys(lexical_ids + semantic_ids + exact_ids + extra))
         lexical = {cid: float(bm25[cid - 1]) for cid in candidates} if bm25 is not None else {}
         cosine: dict[int, float] = {}
         if vector is not None:
