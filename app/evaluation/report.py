@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from ..retrieval.gate import has_strong_evidence
 from . import metrics
 from .runner import RANK_DEPTH, QuestionResult
 
@@ -77,7 +78,8 @@ def _gate(results: list[QuestionResult], threshold: float | None) -> dict:
     sweep = []
     if scored and all(run.best_similarity is not None for _, run in scored):
         for t in SWEEP:
-            predicted = [not (run.best_similarity >= t or run.exact_matches > 0) for _, run in scored]
+            predicted = [not has_strong_evidence(run.best_similarity, run.exact_matches, len(run.unknown_names), t)
+                         for _, run in scored]
             p, rc = metrics.precision_recall(predicted, truth)
             wrongly = sum(pr and not a for pr, a in zip(predicted, truth))
             sweep.append({"threshold": t, "precision": p, "recall": rc, "answerable_declined": wrongly})
@@ -98,7 +100,8 @@ def _per_question(result: QuestionResult) -> dict:
     q = result.question
     row = {"id": q.id, "class": q.question_class, "expect": q.expect, "guard": result.guard,
            "has_evidence": result.runs["hybrid"].has_evidence,
-           "best_similarity": result.runs["hybrid"].best_similarity}
+           "best_similarity": result.runs["hybrid"].best_similarity,
+           "unknown_names": list(result.runs["hybrid"].unknown_names)}
     if q.expect == "answer":
         row["rank"] = {m: metrics.first_relevant_rank(_relevance(result, m, "source")[0]) for m in result.runs}
         if q.expected_section:

@@ -33,6 +33,7 @@ class ModeRun:
     has_evidence: bool
     best_similarity: float | None
     exact_matches: int
+    unknown_names: tuple[str, ...]
     timings_ms: dict = field(compare=False)
 
 
@@ -80,7 +81,8 @@ def run_questions(retriever: Retriever, questions: Iterable[EvalQuestion], *,
             runs[mode] = ModeRun(sources=tuple(h.source for h in retrieval.hits),
                                  headings=tuple(h.heading for h in retrieval.hits),
                                  has_evidence=retrieval.has_evidence, best_similarity=retrieval.best_similarity,
-                                 exact_matches=retrieval.exact_matches, timings_ms=timings)
+                                 exact_matches=retrieval.exact_matches,
+                                 unknown_names=retrieval.unknown_names, timings_ms=timings)
             if mode == "hybrid" and not guard and retrieval.has_evidence:
                 sent = tuple((p.hit.source, p.hit.heading) for p in assistant.select_passages(retrieval.hits))
         results.append(QuestionResult(question=q, runs=runs, guard=guard, sent=sent))

@@ -67,6 +67,10 @@ class LexicalIndex:
         self._vocab: dict[str, int] = self._model.vocab_dict
         self.num_docs = int(self._model.scores["num_docs"])
 
+    def has_token(self, token: str) -> bool:
+        """True when ``token`` (a stemmed variant, as :func:`word_variants` gives it) occurs in the corpus."""
+        return token in self._vocab
+
     def scores(self, query: str) -> np.ndarray:
         """``(num_docs,) float32`` scores for every chunk (index i is chunk id i + 1)."""
         words = query_words(query)

@@ -17,6 +17,7 @@ from ..embedding import Embedder
 from ..records import Hit
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import FolderIndex
+from .gate import has_strong_evidence, unknown_names
 from .identifiers import extract_identifiers
 
 LEXICAL_CANDIDATES = 24
@@ -40,11 +41,12 @@ WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
 ADDITIVE_C = 20.0
 ADDITIVE_EXACT = 5.0
 
-#: Evidence gate: a question has strong evidence when its best chunk's cosine similarity
-#: reaches this value, or a chunk contains one of its identifiers verbatim. Calibrated on
-#: the IoT-for-Beginners question set (see docs/retrieval.md); keyword-only mode, which
-#: has no similarity, uses the lexical coverage of the best chunk instead.
-MIN_SIMILARITY = 0.40
+#: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
+#: contains one of its identifiers verbatim, or it names nothing the course never mentions
+#: and its best chunk's cosine similarity reaches MIN_SIMILARITY. Calibrated on two question
+#: sets (docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical
+#: coverage of the best chunk instead.
+MIN_SIMILARITY = 0.30
 MIN_LEXICAL_COVERAGE = 0.6
 
 KEYWORD_ONLY = "keyword-only"
@@ -55,7 +57,8 @@ class Retrieval:
     """Hits best first (``score`` = fused score, higher is better), and what the gate decided.
 
     ``best_similarity`` is the highest cosine similarity of the semantic leg (None when it
-    did not run); ``exact_matches`` counts chunks found by exact-identifier phrase search.
+    did not run); ``exact_matches`` counts chunks found by exact-identifier phrase search;
+    ``unknown_names`` are names in the question the course never mentions (app/retrieval/gate.py).
     """
 
     query: str
@@ -65,6 +68,7 @@ class Retrieval:
     timings_ms: dict = field(default_factory=dict, compare=False)
     best_similarity: float | None = None
     exact_matches: int = 0
+    unknown_names: tuple[str, ...] = ()
 
 
 def retrieval_query(question: str, history: list[dict] | None) -> str:
@@ -172,14 +176,15 @@ class Retriever:
             for cid, score in fused if cid in rows)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
-        best_similarity = None
-        if vector is not None:
-            best_similarity = max((1.0 - d for _, d in semantic), default=0.0)
-            has_evidence = best_similarity >= MIN_SIMILARITY or bool(exact_ids)
-        else:
-            has_evidence = bool(exact_ids) or self._best_coverage(query, lexical_ids) >= MIN_LEXICAL_COVERAGE
+        best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
+        names = [n for n in unknown_names(question, self.bundle.lexical_index.has_token)
+                 if not self.bundle.fts_phrase(n, 1)]
+        coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
+        has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
+                                           coverage, MIN_LEXICAL_COVERAGE)
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
-                         timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids))
+                         timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
+                         unknown_names=tuple(names))
 
     @property
     def folder_index(self) -> FolderIndex:
