@@ -1,7 +1,8 @@
 """Compare fusion methods (and their parameters) with the evaluation harness.
 
 Loads the embedder once, runs every question file's hybrid ranking per fusion setting,
-and prints per-class Hit@1 / Hit@6 / MRR@10 (by expected source) plus gate decisions.
+and prints Hit@1 / Hit@6 / MRR@10 / nDCG@10 by expected source, MRR@10 by expected section,
+and MRR@10 per class.
 Markdown tables, ready for docs/retrieval.md.
 
 usage: python benchmarks/fusion_compare.py BUNDLE QUESTIONS.jsonl [BUNDLE QUESTIONS.jsonl ...]
@@ -19,14 +20,21 @@ from app.evaluation.report import build_report
 from app.evaluation.runner import run_questions
 from app.retrieval import retriever as r
 
+def _w(sem: float, lex: float, heading: float = 0.0) -> dict:
+    return {"WEIGHTS": {"semantic": sem, "lexical": lex, "exact": 0.2, "heading": heading}}
+
+
 SETTINGS = [
     ("rrf k=60", "rrf", {}),
-    ("weighted 0.7/0.3", "weighted", {"WEIGHTS": {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}}),
-    ("weighted 0.5/0.5", "weighted", {"WEIGHTS": {"semantic": 0.5, "lexical": 0.5, "exact": 0.2}}),
-    ("weighted 0.3/0.7", "weighted", {"WEIGHTS": {"semantic": 0.3, "lexical": 0.7, "exact": 0.2}}),
+    ("weighted 0.7/0.3", "weighted", _w(0.7, 0.3)),
+    ("weighted 0.5/0.5", "weighted", _w(0.5, 0.5)),
+    ("weighted 0.3/0.7", "weighted", _w(0.3, 0.7)),
+    ("weighted 0.7/0.3 + heading 0.1", "weighted", _w(0.7, 0.3, 0.1)),
+    ("weighted 0.7/0.3 + heading 0.2", "weighted", _w(0.7, 0.3, 0.2)),
     ("additive c=10", "additive", {"ADDITIVE_C": 10.0}),
     ("additive c=20", "additive", {"ADDITIVE_C": 20.0}),
     ("additive c=40", "additive", {"ADDITIVE_C": 40.0}),
+    ("additive c=20 + heading 3", "additive", {"ADDITIVE_C": 20.0, "ADDITIVE_HEADING": 3.0}),
 ]
 
 
@@ -54,12 +62,14 @@ def main(argv: list[str]) -> int:
                     setattr(r, key, value)
             source = doc["ranking"]["hybrid"]["source"]
             classes = classes or list(source["by_class"])
-            rows.append((name, source))
-        print("| fusion | all: Hit@1 | Hit@6 | MRR@10 | nDCG@10 | " + " | ".join(f"{c} MRR" for c in classes) + " |")
-        print("|---" * (5 + len(classes)) + "|")
-        for name, source in rows:
+            rows.append((name, source, doc["ranking"]["hybrid"]["section"]["overall"]))
+        print("| fusion | all: Hit@1 | Hit@6 | MRR@10 | nDCG@10 | section MRR@10 | "
+              + " | ".join(f"{c} MRR" for c in classes) + " |")
+        print("|---" * (6 + len(classes)) + "|")
+        for name, source, section in rows:
             o = source["overall"]
             print(f"| {name} | {o['hit@1']:.3f} | {o['hit@6']:.3f} | {o['mrr@10']:.3f} | {o['ndcg@10']:.3f} | "
+                  f"{section.get('mrr@10', float('nan')):.3f} | "
                   + " | ".join(f"{source['by_class'][c]['mrr@10']:.3f}" for c in classes) + " |")
     return 0
 

@@ -99,3 +99,13 @@ class LexicalIndex:
         top = top[np.lexsort((top, -scores[top]))]  # best first, ties by chunk id
         top = top[scores[top] > 0]
         return LexicalResult(top.astype(np.int64) + 1, scores[top])
+
+
+def heading_coverage(words: list[tuple[str, ...]], heading_text: str) -> float:
+    """Share (0..1, higher is better) of the query's written words (``query_words`` output)
+    with a variant among the tokens of ``heading_text`` (a guide title and heading path).
+    The heading/title bonus of the retriever; 0.0 for no words."""
+    if not words:
+        return 0.0
+    tokens = set(document_tokens(heading_text))
+    return sum(any(v in tokens for v in variants) for variants in words) / len(words)

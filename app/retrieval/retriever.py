@@ -19,6 +19,8 @@ from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusi
 from .folders import FolderIndex
 from .gate import has_strong_evidence, unknown_names
 from .identifiers import extract_identifiers
+from .lexical import heading_coverage
+from .tokenize import query_words
 
 LEXICAL_CANDIDATES = 24
 SEMANTIC_CANDIDATES = 24
@@ -36,10 +38,11 @@ LEGS = ("lexical", "semantic", "exact", "folders")
 FUSIONS = ("rrf", "weighted", "additive")
 DEFAULT_FUSION = "weighted"
 #: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs.
-WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
+WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2, "heading": 0.0}
 #: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
 ADDITIVE_C = 20.0
 ADDITIVE_EXACT = 5.0
+ADDITIVE_HEADING = 0.0
 
 #: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
 #: contains one of its identifiers verbatim, or it names nothing the course never mentions
@@ -104,6 +107,7 @@ class Retriever:
             embedder = None
         self.embedder = embedder
         self._folder_index: FolderIndex | None = None
+        self._titles: dict[str, str] | None = None
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -160,7 +164,7 @@ class Retriever:
             timings["folders"] = (time.perf_counter() - t0) * 1000
 
         t0 = time.perf_counter()
-        fused = self._fuse(lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
@@ -210,7 +214,7 @@ class Retriever:
             lists.append(sorted(ids, key=lambda cid: (-similarity.get(cid, -1.0), cid))[:FOLDER_CANDIDATES])
         return set(ids), lists
 
-    def _fuse(self, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
+    def _fuse(self, query: str, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
               bm25: np.ndarray | None, vector: np.ndarray | None,
               similarity: dict[int, float], folder_lists: list[list[int]] = ()) -> list[tuple[int, float]]:
         """Fused ``[(chunk id, score)]`` best first. Score-based methods score every candidate
@@ -229,10 +233,24 @@ class Retriever:
                 similarity[cid] = float(np.dot(stored, vector))
             cosine = {cid: similarity[cid] for cid in candidates if cid in similarity}
         exact = {cid: 1.0 for cid in exact_ids}
+        heading = self._heading_scores(query, candidates) if bm25 is not None else {}
         if self.fusion == "weighted":
-            return weighted_score_fusion([cosine, lexical, exact],
-                                         [WEIGHTS["semantic"], WEIGHTS["lexical"], WEIGHTS["exact"]])
-        return additive_fusion(lexical, cosine, ADDITIVE_C, {cid: ADDITIVE_EXACT for cid in exact})
+            return weighted_score_fusion([cosine, lexical, exact, heading],
+                                         [WEIGHTS["semantic"], WEIGHTS["lexical"], WEIGHTS["exact"], WEIGHTS["heading"]])
+        bonus = {cid: ADDITIVE_EXACT * exact.get(cid, 0.0) + ADDITIVE_HEADING * heading.get(cid, 0.0)
+                 for cid in candidates}
+        return additive_fusion(lexical, cosine, ADDITIVE_C, bonus)
+
+    def _heading_scores(self, query: str, candidates: list[int]) -> dict[int, float]:
+        """Heading/title bonus per candidate: :func:`heading_coverage` of its guide title and heading path."""
+        if not (WEIGHTS["heading"] or ADDITIVE_HEADING):
+            return {}
+        if self._titles is None:
+            self._titles = {s.path: s.title for s in self.bundle.sources()}
+        words = query_words(query)
+        rows = self.bundle.chunks(candidates)
+        return {cid: heading_coverage(words, f"{self._titles.get(row.source, '')}\n{row.heading}")
+                for cid, row in rows.items()}
 
     def _best_coverage(self, query: str, lexical_ids: list[int]) -> float:
         """Share of the query's words found in the best lexical chunk (0..1)."""
