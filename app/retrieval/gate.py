@@ -22,7 +22,7 @@ from typing import Callable
 
 from .tokenize import _WORD, word_variants
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
+_SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
 
 
 def looks_like_name(word: str, sentence_initial: bool) -> bool:
@@ -47,7 +47,9 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool]) -> list[s
         variants = word_variants(word)
         if not variants or in_vocabulary(variants[0]):
             continue
-        initial = bool(_SENTENCE_START.search(question[:match.start()]))
+        start = match.start()
+        before = question[max(0, start - 80):start]  # a window keeps this linear in the question
+        initial = (start <= 80 and not before.strip()) or bool(_SENTENCE_START.search(before))
         if looks_like_name(word, initial) and word not in found:
             found.append(word)
     return found

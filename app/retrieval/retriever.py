@@ -53,6 +53,8 @@ MIN_SIMILARITY = 0.30
 MIN_LEXICAL_COVERAGE = 0.6
 
 KEYWORD_ONLY = "keyword-only"
+#: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
+MAX_QUERY_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,12 @@ class Retrieval:
 
 
 def retrieval_query(question: str, history: list[dict] | None) -> str:
-    """The text retrieved for: the question, preceded by the previous user turn when there is one."""
+    """The text retrieved for: the question, preceded by the previous user turn when there is one.
+    Each part is cut to MAX_QUERY_CHARS characters (the answerer refuses longer questions; the
+    retriever stays fast on any input)."""
+    question = question[:MAX_QUERY_CHARS]
     previous = [m["content"] for m in (history or []) if m.get("role") == "user" and m.get("content")]
-    return f"{previous[-1]}\n{question}" if previous else question
+    return f"{previous[-1][:MAX_QUERY_CHARS]}\n{question}" if previous else question
 
 
 class Retriever:
@@ -122,6 +127,7 @@ class Retriever:
         ``lexical``, ``exact``, ``embed``, ``semantic``, ``fusion``.
         """
         legs = self.legs if legs is None else _check_legs(legs)
+        question = question[:MAX_QUERY_CHARS]
         timings: dict[str, float] = {}
         query = retrieval_query(question, history)
 
