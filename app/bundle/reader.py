@@ -142,7 +142,9 @@ class BundleReader:
         k = min(int(k), matrix.shape[0])
         if k <= 0:
             return []
-        similarity = matrix @ np.asarray(vector, dtype=np.float32)
+        # einsum, not ``@``: a multi-threaded BLAS matrix-vector product right after the ONNX
+        # embedding call measured 20-30 ms here (threads fighting on 2 cores), einsum 0.3-0.5 ms.
+        similarity = np.einsum("ij,j->i", matrix, np.asarray(vector, dtype=np.float32))
         top = np.argpartition(-similarity, k - 1)[:k]
         top = top[np.lexsort((top, -similarity[top]))]
         return [(int(i) + 1, float(1.0 - similarity[i])) for i in top]
