@@ -124,7 +124,7 @@ class Retriever:
 
         ``legs`` overrides the retriever's legs for this search (e.g. ``("lexical",)`` to
         measure the BM25 leg alone). ``timings_ms`` holds milliseconds per stage:
-        ``lexical``, ``exact``, ``embed``, ``semantic``, ``fusion``.
+        ``lexical``, ``exact``, ``embed``, ``semantic``, ``folders``, ``fusion``.
         """
         legs = self.legs if legs is None else _check_legs(legs)
         question = question[:MAX_QUERY_CHARS]
@@ -136,7 +136,9 @@ class Retriever:
         if "lexical" in legs:
             t0 = time.perf_counter()
             bm25 = self.bundle.lexical_index.scores(query)
-            top = np.argsort(-bm25, kind="stable")[:LEXICAL_CANDIDATES]
+            n = min(LEXICAL_CANDIDATES, bm25.shape[0])
+            top = np.argpartition(-bm25, n - 1)[:n] if n else np.zeros(0, dtype=np.int64)
+            top = top[np.lexsort((top, -bm25[top]))]  # best first, ties by chunk id (as a stable sort)
             lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
             timings["lexical"] = (time.perf_counter() - t0) * 1000
 
