@@ -81,26 +81,39 @@ class FolderIndex:
             self.folders.append(Folder(path=directory + "/", depth=directory.count("/") + 1, number=number,
                                        name=segment.lower(), names=frozenset(n for n in names if n),
                                        parent_name=posixpath.basename(posixpath.dirname(directory)).lower()))
+        self._build_lookups()
 
     def named(self, question: str) -> list[str]:
-        """Path prefixes (ending in ``/``) of the folders ``question`` names, deepest only; may be empty."""
+        """Path prefixes (ending in ``/``) of the folders ``question`` names, deepest only; may be
+        empty. Dictionary lookups only, so the cost grows with the question, not the course."""
         found: set[str] = set()
         quoted = [_normalize(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(question)]
         quoted += [_normalize(m.group(1)) for m in _THE_X_LESSON.finditer(question)]
-        text = _normalize(question)
-        lowered = question.casefold()
         for span in quoted:
-            matches = [f.path for f in self.folders if span in f.names]
+            matches = self._by_name.get(span, ())
             if len(matches) <= MAX_NUMBERED:  # a name shared by many folders (``nightlight``) is ambiguous
                 found.update(matches)
-        for folder in self.folders:
-            if any(len(n.split()) >= MIN_TITLE_WORDS and f" {n} " in f" {text} " for n in folder.names):
-                found.add(folder.path)
-            elif (("-" in folder.name or any(c.isdigit() for c in folder.name)) and len(folder.name) >= 5
-                  and re.search(rf"(?<![\w-]){re.escape(folder.name)}(?![\w-])", lowered)):
-                found.add(folder.path)
+        words = _normalize(question).split()
+        for n in range(MIN_TITLE_WORDS, min(len(words), self._longest_title) + 1):
+            for i in range(len(words) - n + 1):
+                found.update(self._by_title.get(" ".join(words[i:i + n]), ()))
+        for token in re.findall(r"\w+(?:[-.]\w+)*", question.casefold()):
+            found.update(self._by_segment.get(token, ()))
         found |= self._numbered(question)
         return sorted(p for p in found if not any(o != p and o.startswith(p) for o in found))
+
+    def _build_lookups(self) -> None:
+        self._by_name: dict[str, list[str]] = {}
+        self._by_title: dict[str, list[str]] = {}
+        self._by_segment: dict[str, list[str]] = {}
+        for folder in self.folders:
+            for name in folder.names:
+                self._by_name.setdefault(name, []).append(folder.path)
+                if len(name.split()) >= MIN_TITLE_WORDS:
+                    self._by_title.setdefault(name, []).append(folder.path)
+            if ("-" in folder.name or any(c.isdigit() for c in folder.name)) and len(folder.name) >= 5:
+                self._by_segment.setdefault(folder.name, []).append(folder.path)
+        self._longest_title = max((len(t.split()) for t in self._by_title), default=0)
 
     def _numbered(self, question: str) -> set[str]:
         refs = [(kind.lower(), int(n)) for kind, n in _NUMBERED_REF.findall(question)]

@@ -22,8 +22,8 @@ from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .tokenize import query_words
 
-LEXICAL_CANDIDATES = 24
-SEMANTIC_CANDIDATES = 24
+LEXICAL_CANDIDATES = 40
+SEMANTIC_CANDIDATES = 40
 EXACT_CANDIDATES = 8
 #: Candidates each leg adds from a folder the question names (app/retrieval/folders.py);
 #: folders with more chunks than FOLDER_MAX_CHUNKS are scored by the lexical leg only.
