@@ -123,7 +123,7 @@ class FolderIndex:
         for kind, n in refs:
             if kind == "project":
                 continue
-            numbered = [f for f in self.folders if f.number == n and f.depth > 1 or (f.number == n and f.depth == 1)]
+            numbered = [f for f in self.folders if f.number == n]
             grouped = [f for f in numbered if f.parent_name in _GROUPING]
             chosen = grouped or numbered
             if projects:
