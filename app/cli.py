@@ -1,4 +1,4 @@
-"""Command line: ``lantern build | check | inspect | search | ask`` (no arguments opens the desktop app).
+"""Command line: ``lantern build | check | inspect | search | ask | eval`` (no arguments opens the desktop app).
 
 ``--json`` prints exactly one JSON document on stdout; progress, warnings and logs go
 to stderr. Exit codes: 0 success (including answers that decline or say "not
@@ -19,6 +19,7 @@ from pathlib import Path
 from . import __version__
 from .config import Settings, default_bundle, default_chat_model
 from .errors import BundleError, LanternError, ModelError
+from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
 
 log = logging.getLogger("lantern")
 
@@ -29,6 +30,7 @@ EXAMPLES = """examples:
   lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
   lantern inspect corpus_bundle/esp32-starter.sqlite
   lantern --self-test
+  lantern eval --bundle corpus_bundle/esp32-starter.sqlite courses/esp32-starter.eval.jsonl
 """
 
 
@@ -73,6 +75,20 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--search-only", action="store_true", help="do not load the chat model; show passages")
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
     _add_instructor_commands(sub)
+
+    ev = sub.add_parser("eval", help="measure retrieval on a labelled question file",
+                        description="Run every question of a question file (JSON Lines, format in docs/eval.md) "
+                        "through retrieval and report Hit@k, MRR@10, nDCG@10 and Hit@sent per class for the "
+                        "hybrid ranking and each leg alone, the evidence gate's decisions, and latency per stage.",
+                        epilog="example:\n  lantern eval --bundle corpus_bundle/esp32-starter.sqlite "
+                        "courses/esp32-starter.eval.jsonl --json",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev.add_argument("questions", type=Path, help="question file (.jsonl)")
+    ev.add_argument("--bundle", type=Path, help="course bundle (default: the settings file's, or corpus_bundle/)")
+    ev.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    ev.add_argument("--keyword-only", action="store_true", help="do not load the embedding model")
+    ev.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
+                    help=f"fusion method (default {DEFAULT_FUSION})")
     return parser
 
 
@@ -86,7 +102,7 @@ def _open_bundle(path: Path | None):
     return BundleReader(path)
 
 
-def _retriever(bundle, keyword_only: bool):
+def _retriever(bundle, keyword_only: bool, fusion: str = DEFAULT_FUSION):
     from .retrieval.retriever import Retriever
 
     embedder = None
@@ -97,7 +113,7 @@ def _retriever(bundle, keyword_only: bool):
             embedder = FastEmbedder()
         except ModelError as exc:
             print(f"warning: {exc} Searching by keywords only.", file=sys.stderr)
-    retriever = Retriever(bundle, embedder)
+    retriever = Retriever(bundle, embedder, fusion=fusion)
     if retriever.degraded_reason and embedder is not None:
         print(f"warning: keyword-only: {retriever.degraded_reason}.", file=sys.stderr)
     return retriever
@@ -289,6 +305,23 @@ def _cmd_self_test(args) -> int:
 INSTRUCTOR_COMMANDS = {"check": _cmd_check, "inspect": _cmd_inspect}
 
 
+def _cmd_eval(args) -> int:
+    from .evaluation.questions import load_questions
+    from .evaluation.report import build_report, format_report
+    from .evaluation.runner import run_questions
+    from .retrieval.retriever import MIN_SIMILARITY
+
+    questions = load_questions(args.questions)
+    bundle = _open_bundle(args.bundle)
+    retriever = _retriever(bundle, args.keyword_only, args.fusion)
+    results = run_questions(retriever, questions)
+    doc = build_report(results, bundle=str(bundle.path), questions=str(args.questions),
+                       corpus_version=bundle.corpus_version, fusion=args.fusion, degraded=retriever.degraded,
+                       threshold=None if retriever.degraded else MIN_SIMILARITY)
+    print(json.dumps(doc, ensure_ascii=False) if args.json else format_report(doc))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``lantern`` and ``python -m app``; returns the exit code."""
     logging.basicConfig(level=os.environ.get("LANTERN_LOG", "WARNING"), stream=sys.stderr,
@@ -302,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
             from .gui import run_gui
 
             return run_gui(args.bundle, args.model)
-        commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask}
+        commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask, "eval": _cmd_eval}
         commands.update(INSTRUCTOR_COMMANDS)
         return commands[args.command](args)
     except LanternError as exc:

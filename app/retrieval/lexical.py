@@ -67,6 +67,10 @@ class LexicalIndex:
         self._vocab: dict[str, int] = self._model.vocab_dict
         self.num_docs = int(self._model.scores["num_docs"])
 
+    def has_token(self, token: str) -> bool:
+        """True when ``token`` (a stemmed variant, as :func:`word_variants` gives it) occurs in the corpus."""
+        return token in self._vocab
+
     def scores(self, query: str) -> np.ndarray:
         """``(num_docs,) float32`` scores for every chunk (index i is chunk id i + 1)."""
         words = query_words(query)
@@ -95,3 +99,13 @@ class LexicalIndex:
         top = top[np.lexsort((top, -scores[top]))]  # best first, ties by chunk id
         top = top[scores[top] > 0]
         return LexicalResult(top.astype(np.int64) + 1, scores[top])
+
+
+def heading_coverage(words: list[tuple[str, ...]], heading_text: str) -> float:
+    """Share (0..1, higher is better) of the query's written words (``query_words`` output)
+    with a variant among the tokens of ``heading_text`` (a guide title and heading path).
+    The heading/title bonus of the retriever; 0.0 for no words."""
+    if not words:
+        return 0.0
+    tokens = set(document_tokens(heading_text))
+    return sum(any(v in tokens for v in variants) for variants in words) / len(words)

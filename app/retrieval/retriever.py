@@ -15,45 +15,91 @@ import numpy as np
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
-from .fusion import reciprocal_rank_fusion
+from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
+from .folders import FolderIndex
+from .gate import has_strong_evidence, unknown_names
 from .identifiers import extract_identifiers
+from .lexical import heading_coverage
+from .tokenize import query_words
 
-LEXICAL_CANDIDATES = 24
-SEMANTIC_CANDIDATES = 24
+LEXICAL_CANDIDATES = 40
+SEMANTIC_CANDIDATES = 40
 EXACT_CANDIDATES = 8
+#: Candidates each leg adds from a folder the question names (app/retrieval/folders.py);
+#: folders with more chunks than FOLDER_MAX_CHUNKS are scored by the lexical leg only.
+FOLDER_CANDIDATES = 8
+FOLDER_MAX_CHUNKS = 2000
 
-#: Evidence gate: a question has strong evidence when its best chunk's cosine similarity
-#: reaches this value, or a chunk contains one of its identifiers verbatim. Calibrated on
-#: the IoT-for-Beginners question set (see docs/retrieval.md); keyword-only mode, which
-#: has no similarity, uses the lexical coverage of the best chunk instead.
-MIN_SIMILARITY = 0.40
+#: The legs a search can run: BM25, embedding KNN, FTS5 phrase matches of exact identifiers,
+#: and the named-folder boost (chunks of a folder the question names are ranked first).
+LEGS = ("lexical", "semantic", "exact", "folders")
+#: Fusion methods (app/retrieval/fusion.py); the default was chosen with ``lantern eval``
+#: on two question sets (docs/retrieval.md).
+FUSIONS = ("rrf", "weighted", "additive")
+DEFAULT_FUSION = "weighted"
+#: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs.
+WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2, "heading": 0.0}
+#: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
+ADDITIVE_C = 20.0
+ADDITIVE_EXACT = 5.0
+ADDITIVE_HEADING = 0.0
+
+#: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
+#: contains one of its identifiers verbatim, or it names nothing the course never mentions
+#: and its best chunk's cosine similarity reaches MIN_SIMILARITY. Calibrated on two question
+#: sets (docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical
+#: coverage of the best chunk instead.
+MIN_SIMILARITY = 0.30
 MIN_LEXICAL_COVERAGE = 0.6
 
 KEYWORD_ONLY = "keyword-only"
+#: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
+MAX_QUERY_CHARS = 4000
 
 
 @dataclass(frozen=True)
 class Retrieval:
-    """Hits best first (``score`` = fused RRF score, higher is better), and what the gate decided."""
+    """Hits best first (``score`` = fused score, higher is better), and what the gate decided.
+
+    ``best_similarity`` is the highest cosine similarity of the semantic leg (None when it
+    did not run); ``exact_matches`` counts chunks found by exact-identifier phrase search;
+    ``unknown_names`` are names in the question the course never mentions (app/retrieval/gate.py).
+    """
 
     query: str
     hits: tuple[Hit, ...]
     has_evidence: bool
     degraded: tuple[str, ...] = ()
     timings_ms: dict = field(default_factory=dict, compare=False)
+    best_similarity: float | None = None
+    exact_matches: int = 0
+    unknown_names: tuple[str, ...] = ()
 
 
 def retrieval_query(question: str, history: list[dict] | None) -> str:
-    """The text retrieved for: the question, preceded by the previous user turn when there is one."""
+    """The text retrieved for: the question, preceded by the previous user turn when there is one.
+    Each part is cut to MAX_QUERY_CHARS characters (the answerer refuses longer questions; the
+    retriever stays fast on any input)."""
+    question = question[:MAX_QUERY_CHARS]
     previous = [m["content"] for m in (history or []) if m.get("role") == "user" and m.get("content")]
-    return f"{previous[-1]}\n{question}" if previous else question
+    return f"{previous[-1][:MAX_QUERY_CHARS]}\n{question}" if previous else question
 
 
 class Retriever:
     """Retrieval over one bundle. ``embedder=None`` (or an embedder that does not match the
-    bundle's model) runs in the named degraded state ``keyword-only``."""
+    bundle's model) runs in the named degraded state ``keyword-only``.
 
-    def __init__(self, bundle: BundleReader, embedder: Embedder | None) -> None:
+    ``fusion`` is one of :data:`FUSIONS`; ``legs`` (a subset of :data:`LEGS`) are the legs
+    every search runs unless :meth:`search` is given its own. Raises ``ValueError`` for an
+    unknown fusion method or leg.
+    """
+
+    def __init__(self, bundle: BundleReader, embedder: Embedder | None, *, fusion: str = DEFAULT_FUSION,
+                 legs: tuple[str, ...] = LEGS) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
+        self.fusion = fusion
+        self.legs = _check_legs(legs)
         self.bundle = bundle
         self.degraded_reason = ""
         if embedder is None:
@@ -65,34 +111,50 @@ class Retriever:
                                     f"this app has {embedder.model_id} ({embedder.dim} dims, sha256 {embedder.checksum[:12]}…)")
             embedder = None
         self.embedder = embedder
+        self._folder_index: FolderIndex | None = None
+        self._titles: dict[str, str] | None = None
 
     @property
     def degraded(self) -> tuple[str, ...]:
         return (KEYWORD_ONLY,) if self.embedder is None else ()
 
-    def search(self, question: str, k: int = 10, history: list[dict] | None = None) -> Retrieval:
-        """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits."""
+    def search(self, question: str, k: int = 10, history: list[dict] | None = None,
+               legs: tuple[str, ...] | None = None) -> Retrieval:
+        """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits.
+
+        ``legs`` overrides the retriever's legs for this search (e.g. ``("lexical",)`` to
+        measure the BM25 leg alone). ``timings_ms`` holds milliseconds per stage:
+        ``lexical``, ``exact``, ``embed``, ``semantic``, ``folders``, ``fusion``.
+        """
+        legs = self.legs if legs is None else _check_legs(legs)
+        question = question[:MAX_QUERY_CHARS]
         timings: dict[str, float] = {}
         query = retrieval_query(question, history)
 
-        t0 = time.perf_counter()
-        lexical = self.bundle.lexical_index
-        scores = lexical.scores(query)
-        top = np.argsort(-scores, kind="stable")[:LEXICAL_CANDIDATES]
-        lexical_ids = [int(i) + 1 for i in top if scores[i] > 0]
-        timings["lexical"] = (time.perf_counter() - t0) * 1000
+        lexical_ids: list[int] = []
+        bm25 = None
+        if "lexical" in legs:
+            t0 = time.perf_counter()
+            bm25 = self.bundle.lexical_index.scores(query)
+            n = min(LEXICAL_CANDIDATES, bm25.shape[0])
+            top = np.argpartition(-bm25, n - 1)[:n] if n else np.zeros(0, dtype=np.int64)
+            top = top[np.lexsort((top, -bm25[top]))]  # best first, ties by chunk id (as a stable sort)
+            lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
+            timings["lexical"] = (time.perf_counter() - t0) * 1000
 
-        t0 = time.perf_counter()
         exact_ids: list[int] = []
-        for phrase in extract_identifiers(question):
-            for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
-                if cid not in exact_ids:
-                    exact_ids.append(cid)
-        exact_ids = exact_ids[:EXACT_CANDIDATES]
-        timings["exact"] = (time.perf_counter() - t0) * 1000
+        if "exact" in legs:
+            t0 = time.perf_counter()
+            for phrase in extract_identifiers(question):
+                for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
+                    if cid not in exact_ids:
+                        exact_ids.append(cid)
+            exact_ids = exact_ids[:EXACT_CANDIDATES]
+            timings["exact"] = (time.perf_counter() - t0) * 1000
 
         semantic: list[tuple[int, float]] = []
-        if self.embedder is not None:
+        vector = None
+        if self.embedder is not None and "semantic" in legs:
             t0 = time.perf_counter()
             vector = self.embedder.embed([query])[0]
             timings["embed"] = (time.perf_counter() - t0) * 1000
@@ -102,8 +164,18 @@ class Retriever:
         semantic_ids = [cid for cid, _ in semantic]
         similarity = {cid: 1.0 - dist for cid, dist in semantic}
 
+        folder_ids: set[int] = set()
+        folder_lists: list[list[int]] = []
+        if "folders" in legs:
+            t0 = time.perf_counter()
+            folder_ids, folder_lists = self._named_folder_candidates(question, bm25, vector, similarity)
+            timings["folders"] = (time.perf_counter() - t0) * 1000
+
         t0 = time.perf_counter()
-        fused = reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids])[:k]
+        fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        if folder_ids:  # stable: the named folder's chunks first, each group in fused order
+            fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
+        fused = fused[:k]
         rows = self.bundle.chunks([cid for cid, _ in fused])
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
@@ -116,12 +188,77 @@ class Retriever:
             for cid, score in fused if cid in rows)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
-        if self.embedder is not None:
-            best_similarity = max(similarity.values(), default=0.0)
-            has_evidence = best_similarity >= MIN_SIMILARITY or bool(exact_ids)
-        else:
-            has_evidence = bool(exact_ids) or self._best_coverage(query, lexical_ids) >= MIN_LEXICAL_COVERAGE
-        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded, timings_ms=timings)
+        best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
+        names = [n for n in unknown_names(question, self.bundle.lexical_index.has_token)
+                 if not self.bundle.fts_phrase(n, 1)]
+        coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
+        has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
+                                           coverage, MIN_LEXICAL_COVERAGE)
+        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
+                         timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
+                         unknown_names=tuple(names))
+
+    @property
+    def folder_index(self) -> FolderIndex:
+        if self._folder_index is None:
+            self._folder_index = FolderIndex([(s.path, s.title) for s in self.bundle.sources()])
+        return self._folder_index
+
+    def _named_folder_candidates(self, question: str, bm25: np.ndarray | None, vector: np.ndarray | None,
+                                 similarity: dict[int, float]) -> tuple[set[int], list[list[int]]]:
+        """Chunk ids of the folders ``question`` names, and up to FOLDER_CANDIDATES of them per
+        leg (best BM25 first; best cosine first), so the folder's best chunks are candidates."""
+        prefixes = self.folder_index.named(question)
+        ids = self.bundle.chunk_ids_under(prefixes) if prefixes else []
+        lists: list[list[int]] = []
+        if not ids:
+            return set(), lists
+        if bm25 is not None:
+            ranked = sorted(ids, key=lambda cid: (-bm25[cid - 1], cid))
+            lists.append([cid for cid in ranked[:FOLDER_CANDIDATES] if bm25[cid - 1] > 0])
+        if vector is not None and len(ids) <= FOLDER_MAX_CHUNKS:
+            for cid, stored in self.bundle.vectors([cid for cid in ids if cid not in similarity]).items():
+                similarity[cid] = float(np.dot(stored, vector))
+            lists.append(sorted(ids, key=lambda cid: (-similarity.get(cid, -1.0), cid))[:FOLDER_CANDIDATES])
+        return set(ids), lists
+
+    def _fuse(self, query: str, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
+              bm25: np.ndarray | None, vector: np.ndarray | None,
+              similarity: dict[int, float], folder_lists: list[list[int]] = ()) -> list[tuple[int, float]]:
+        """Fused ``[(chunk id, score)]`` best first. Score-based methods score every candidate
+        on every active leg: BM25 from the full score array, cosine from the stored vector
+        for candidates the KNN did not return (``similarity`` is filled in place). Named-folder
+        candidates (``folder_lists``) join the candidate set; under RRF each is one more list."""
+        if self.fusion == "rrf":
+            return reciprocal_rank_fusion([lexical_ids, semantic_ids, exact_ids, *folder_lists])
+        extra = [cid for ranked in folder_lists for cid in ranked]
+        candidates = list(dict.fromkeys(lexical_ids + semantic_ids + exact_ids + extra))
+        lexical = {cid: float(bm25[cid - 1]) for cid in candidates} if bm25 is not None else {}
+        cosine: dict[int, float] = {}
+        if vector is not None:
+            missing = [cid for cid in candidates if cid not in similarity]
+            for cid, stored in self.bundle.vectors(missing).items():
+                similarity[cid] = float(np.dot(stored, vector))
+            cosine = {cid: similarity[cid] for cid in candidates if cid in similarity}
+        exact = {cid: 1.0 for cid in exact_ids}
+        heading = self._heading_scores(query, candidates) if bm25 is not None else {}
+        if self.fusion == "weighted":
+            return weighted_score_fusion([cosine, lexical, exact, heading],
+                                         [WEIGHTS["semantic"], WEIGHTS["lexical"], WEIGHTS["exact"], WEIGHTS["heading"]])
+        bonus = {cid: ADDITIVE_EXACT * exact.get(cid, 0.0) + ADDITIVE_HEADING * heading.get(cid, 0.0)
+                 for cid in candidates}
+        return additive_fusion(lexical, cosine, ADDITIVE_C, bonus)
+
+    def _heading_scores(self, query: str, candidates: list[int]) -> dict[int, float]:
+        """Heading/title bonus per candidate: :func:`heading_coverage` of its guide title and heading path."""
+        if not (WEIGHTS["heading"] or ADDITIVE_HEADING):
+            return {}
+        if self._titles is None:
+            self._titles = {s.path: s.title for s in self.bundle.sources()}
+        words = query_words(query)
+        rows = self.bundle.chunks(candidates)
+        return {cid: heading_coverage(words, f"{self._titles.get(row.source, '')}\n{row.heading}")
+                for cid, row in rows.items()}
 
     def _best_coverage(self, query: str, lexical_ids: list[int]) -> float:
         """Share of the query's words found in the best lexical chunk (0..1)."""
@@ -135,3 +272,11 @@ class Retriever:
             return 0.0
         tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
         return sum(any(v in tokens for v in w) for w in words) / len(words)
+
+
+def _check_legs(legs) -> tuple[str, ...]:
+    legs = tuple(legs)
+    unknown = [leg for leg in legs if leg not in LEGS]
+    if unknown or not legs:
+        raise ValueError(f"legs must be a non-empty subset of {', '.join(LEGS)} (got {', '.join(legs) or 'none'})")
+    return legs

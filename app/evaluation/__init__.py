@@ -1,0 +1,1 @@
+"""Retrieval evaluation: question files, IR metrics, runs over a bundle, reports."""

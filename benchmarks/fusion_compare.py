@@ -1,0 +1,78 @@
+"""Compare fusion methods (and their parameters) with the evaluation harness.
+
+Loads the embedder once, runs every question file's hybrid ranking per fusion setting,
+and prints Hit@1 / Hit@6 / MRR@10 / nDCG@10 by expected source, MRR@10 by expected section,
+and MRR@10 per class.
+Markdown tables, ready for docs/retrieval.md.
+
+usage: python benchmarks/fusion_compare.py BUNDLE QUESTIONS.jsonl [BUNDLE QUESTIONS.jsonl ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from app.bundle.reader import BundleReader
+from app.embedding import FastEmbedder
+from app.evaluation.questions import load_questions
+from app.evaluation.report import build_report
+from app.evaluation.runner import run_questions
+from app.retrieval import retriever as r
+
+def _w(sem: float, lex: float, heading: float = 0.0) -> dict:
+    return {"WEIGHTS": {"semantic": sem, "lexical": lex, "exact": 0.2, "heading": heading}}
+
+
+SETTINGS = [
+    ("rrf k=60", "rrf", {}),
+    ("weighted 0.7/0.3", "weighted", _w(0.7, 0.3)),
+    ("weighted 0.5/0.5", "weighted", _w(0.5, 0.5)),
+    ("weighted 0.3/0.7", "weighted", _w(0.3, 0.7)),
+    ("weighted 0.7/0.3 + heading 0.1", "weighted", _w(0.7, 0.3, 0.1)),
+    ("weighted 0.7/0.3 + heading 0.2", "weighted", _w(0.7, 0.3, 0.2)),
+    ("additive c=10", "additive", {"ADDITIVE_C": 10.0}),
+    ("additive c=20", "additive", {"ADDITIVE_C": 20.0}),
+    ("additive c=40", "additive", {"ADDITIVE_C": 40.0}),
+    ("additive c=20 + heading 3", "additive", {"ADDITIVE_C": 20.0, "ADDITIVE_HEADING": 3.0}),
+]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or len(argv) % 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    embedder = FastEmbedder()
+    for bundle_path, questions_path in zip(argv[::2], argv[1::2]):
+        bundle = BundleReader(Path(bundle_path))
+        questions = load_questions(Path(questions_path))
+        print(f"\n### {Path(questions_path).name}\n")
+        rows, classes = [], None
+        for name, fusion, overrides in SETTINGS:
+            saved = {key: getattr(r, key) for key in overrides}
+            for key, value in overrides.items():
+                setattr(r, key, value)
+            try:
+                retriever = r.Retriever(bundle, embedder, fusion=fusion)
+                doc = build_report(run_questions(retriever, questions, modes=("hybrid",)), bundle=bundle_path,
+                                   questions=questions_path, corpus_version=bundle.corpus_version,
+                                   fusion=fusion, degraded=(), threshold=r.MIN_SIMILARITY)
+            finally:
+                for key, value in saved.items():
+                    setattr(r, key, value)
+            source = doc["ranking"]["hybrid"]["source"]
+            classes = classes or list(source["by_class"])
+            rows.append((name, source, doc["ranking"]["hybrid"]["section"]["overall"]))
+        print("| fusion | all: Hit@1 | Hit@6 | MRR@10 | nDCG@10 | section MRR@10 | "
+              + " | ".join(f"{c} MRR" for c in classes) + " |")
+        print("|---" * (6 + len(classes)) + "|")
+        for name, source, section in rows:
+            o = source["overall"]
+            print(f"| {name} | {o['hit@1']:.3f} | {o['hit@6']:.3f} | {o['mrr@10']:.3f} | {o['ndcg@10']:.3f} | "
+                  f"{section.get('mrr@10', float('nan')):.3f} | "
+                  + " | ".join(f"{source['by_class'][c]['mrr@10']:.3f}" for c in classes) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

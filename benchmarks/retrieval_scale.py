@@ -1,0 +1,155 @@
+"""Retrieval at scale: p50/p95 hybrid latency (query embedding included), start-up time
+and peak RSS, on subsets of ../shared/corpora/large-docs of about N chunks.
+
+For each size, whole pages (sorted by path, so the subset is deterministic) are copied into
+a temporary course folder until their chunks reach N; the bundle is built once and kept in
+--out-dir (never in the repository), then measured in a fresh process:
+
+- start-up: open the bundle + lexical index ready + vectors in memory (ms);
+- latency: ``Retriever.search`` for --queries questions made from headings of the corpus
+  (query embedding included; per stage p50 too), after one warm-up query;
+- peak RSS of that process with the embedding model and the default chat model loaded (MB).
+
+usage: python benchmarks/retrieval_scale.py [--sizes 1000 10000] [--queries 100]
+                                            [--out-dir /tmp/lantern-scale] [--no-chat-model]
+Embedding runs at ~35 chunks/s on a 2-core machine: 10K chunks take ~5 minutes, the full
+~100K about 50 minutes (run that once, outside CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+LARGE = ROOT.parent / "shared" / "corpora" / "large-docs" / "msvc-cpp-docs"
+
+
+def _subset(size: int, folder: Path) -> int:
+    """Copy pages into ``folder`` until they hold about ``size`` chunks; returns the chunk count."""
+    from app.ingest.chunker import ChunkerSettings, chunk_document
+    from app.ingest.reader import read_course
+
+    report = read_course(LARGE)
+    settings, total = ChunkerSettings(), 0
+    for doc in report.documents:
+        if total >= size:
+            break
+        total += len(chunk_document(doc, settings).chunks)
+        target = folder / doc.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(LARGE / doc.path, target)
+    return total
+
+
+def _build(size: int, out_dir: Path) -> Path:
+    bundle = out_dir / f"large-docs-{size}.sqlite"
+    if bundle.is_file():
+        return bundle
+    from app.bundle.builder import build_bundle
+    from app.embedding import FastEmbedder
+
+    course = out_dir / f"course-{size}"
+    shutil.rmtree(course, ignore_errors=True)
+    chunks = _subset(size, course)
+    print(f"building {bundle.name} from {chunks} chunks…", file=sys.stderr)
+    build_bundle(course, bundle, FastEmbedder(), title=f"large-docs {size}")
+    return bundle
+
+
+def _percentile(values: list[float], q: float) -> float:
+    from app.evaluation.metrics import percentile
+
+    return percentile(values, q)
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident set size of this process in MB: VmHWM from /proc (Linux), which starts
+    afresh at exec; ``ru_maxrss`` is carried over from the parent that forked us (here the
+    3 GB building process), so it is only the fallback."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(bundle_path: Path, queries: int, chat_model: bool) -> dict:
+    """Run in a fresh process: start-up, latency and peak RSS for one bundle."""
+    from app.bundle.reader import BundleReader
+    from app.embedding import FastEmbedder
+    from app.retrieval.retriever import Retriever
+
+    embedder = FastEmbedder()
+    if chat_model:
+        from app.answer.llm import LlamaChatModel, default_model_path
+
+        LlamaChatModel(default_model_path())
+    t0 = time.perf_counter()
+    bundle = BundleReader(bundle_path)
+    bundle.lexical_index
+    bundle.vector_matrix
+    startup = (time.perf_counter() - t0) * 1000
+    retriever = Retriever(bundle, embedder)
+    rows = bundle._query("SELECT heading FROM chunks WHERE heading != '' ORDER BY id")
+    rng = random.Random(7)
+    texts = [f"How do I use {rng.choice(rows)[0].split(' › ')[-1]}?" for _ in range(queries)]
+    retriever.search("warm-up query")
+    totals, stages = [], {}
+    for text in texts:
+        t0 = time.perf_counter()
+        result = retriever.search(text)
+        totals.append((time.perf_counter() - t0) * 1000)
+        for stage, ms in result.timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    rss_mb = _peak_rss_mb()
+    return {"chunks": bundle.chunk_count(), "startup_ms": startup, "p50_ms": _percentile(totals, 50),
+            "p95_ms": _percentile(totals, 95), "stages_p50_ms": {s: statistics.median(v) for s, v in stages.items()},
+            "peak_rss_mb": rss_mb, "queries": len(texts)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--out-dir", type=Path, default=Path("/tmp/lantern-scale"))
+    parser.add_argument("--no-chat-model", action="store_true")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # the child process
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, args.queries, not args.no_chat_model)))
+        return 0
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for size in args.sizes:
+        bundle = _build(size, args.out_dir)
+        cmd = [sys.executable, __file__, "--measure", str(bundle), "--queries", str(args.queries)]
+        if args.no_chat_model:
+            cmd.append("--no-chat-model")
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=dict(os.environ)).stdout
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    stages = sorted({s for r in results for s in r["stages_p50_ms"]})
+    print("| chunks | start-up ms | hybrid p50 ms | hybrid p95 ms | "
+          + " | ".join(f"{s} p50" for s in stages) + " | peak RSS MB |")
+    print("|---" * (5 + len(stages)) + "|")
+    for r in results:
+        print(f"| {r['chunks']} | {r['startup_ms']:.0f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | "
+              + " | ".join(f"{r['stages_p50_ms'].get(s, float('nan')):.2f}" for s in stages)
+              + f" | {r['peak_rss_mb']:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Fusion methods, named folders, the evidence gate, legs, and hostile queries on the fake bundle."""
+
+import pytest
+
+from app.retrieval.folders import FolderIndex
+from app.retrieval.fusion import additive_fusion, min_max_normalize, weighted_score_fusion
+from app.retrieval.gate import has_strong_evidence, looks_like_name, unknown_names
+from app.retrieval.retriever import FUSIONS, Retriever
+
+
+def test_min_max_normalization_and_weighted_fusion():
+    assert min_max_normalize({1: 2.0, 2: 4.0, 3: 3.0}) == {1: 0.0, 2: 1.0, 3: 0.5}
+    assert min_max_normalize({7: 3.0}) == {7: 1.0} and min_max_normalize({7: 0.0}) == {7: 0.0}
+    fused = dict(weighted_score_fusion([{1: 0.9, 2: 0.5}, {1: 0.0, 2: 10.0, 3: 5.0}], [0.7, 0.3]))
+    assert fused == pytest.approx({1: 0.7, 2: 0.3, 3: 0.15})
+    with pytest.raises(ValueError):
+        weighted_score_fusion([{1: 1.0}], [0.5, 0.5])
+
+
+def test_additive_fusion_adds_scaled_cosine_and_bonus():
+    fused = additive_fusion({1: 10.0, 2: 4.0}, {1: 0.1, 2: 0.5, 3: 0.9}, c=20.0, bonus={3: 1.0})
+    assert [i for i, _ in fused] == [3, 2, 1]
+    assert dict(fused) == pytest.approx({1: 12.0, 2: 14.0, 3: 19.0})
+
+
+COURSE = [("README.md", "Lab"), ("lessons/01-blink/README.md", "Lesson 1: Blink an LED"),
+          ("lessons/03-dht11/README.md", "Lesson 3: Read a DHT11 sensor"),
+          ("lessons/03-dht11/extra.md", "Extra"),
+          ("2-farm/README.md", "Farm"), ("2-farm/lessons/3-automated-watering/README.md", "Automated plant watering"),
+          ("3-city/lessons/3-traffic/README.md", "Traffic"), ("4-home/lessons/3-lights/README.md", "Lights")]
+
+
+@pytest.mark.parametrize("question, folders", [
+    ("In Lesson 3, which resistor do I need?", []),  # five folders are numbered 3: ambiguous
+    ("What does 'Read a DHT11 sensor' use?", ["lessons/03-dht11/"]),  # title without the "Lesson 3:" prefix
+    ("In the blink lesson, which pin?", ["lessons/01-blink/"]),
+    ("What is in 03-dht11?", ["lessons/03-dht11/"]),
+    ("In project 2, lesson 3, what pumps the water?", ["2-farm/lessons/3-automated-watering/"]),
+    ("Tell me about the automated plant watering pump", ["2-farm/lessons/3-automated-watering/"]),
+    ("How do I blink an LED?", ["lessons/01-blink/"]),  # the lesson's title, unquoted (3+ words)
+    ("Which resistor for a LED?", []),
+])
+def test_named_folders(question, folders):
+    index = FolderIndex(COURSE)
+    assert index.named(question) == folders
+
+
+def test_lesson_number_names_the_lesson_folder():
+    index = FolderIndex(COURSE[:4])
+    assert index.named("In Lesson 3, which resistor do I need?") == ["lessons/03-dht11/"]
+    assert index.named("In lesson 03?") == ["lessons/03-dht11/"] and index.named("In lesson 9?") == []
+
+
+def test_ambiguous_lesson_numbers_are_ignored():
+    # Three projects each have a lesson 3: no boost unless the project is named too.
+    index = FolderIndex(COURSE[4:])
+    assert index.named("What is lesson 3 about?") == []
+    assert index.named("What is project 3, lesson 3 about?") == ["3-city/lessons/3-traffic/"]
+
+
+def test_unknown_names_and_the_gate():
+    vocabulary = {"display", "blank", "oled", "esp32", "board"}
+    assert looks_like_name("CoAP", False) and looks_like_name("A4988", True) and looks_like_name("Modbus", False)
+    assert not looks_like_name("Modbus", True) and not looks_like_name("gadget", False) and not looks_like_name("3.3", False)
+    found = unknown_names("Can my ESP32 board talk Modbus to a PLC? Gadgets aside.", vocabulary.__contains__)
+    assert found == ["Modbus", "PLC"]
+    assert has_strong_evidence(0.5, 0, 0, 0.3)
+    assert not has_strong_evidence(0.2, 0, 0, 0.3)
+    assert has_strong_evidence(0.2, 1, 0, 0.3)  # an exact identifier hit
+    assert not has_strong_evidence(0.9, 1, 1, 0.3)  # an unknown name outweighs everything
+    assert has_strong_evidence(None, 0, 0, 0.3, lexical_coverage=0.7)
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_every_fusion_ranks_the_blank_display_section_first(bundle, fake_embedder, fusion):
+    retriever = Retriever(bundle, fake_embedder, fusion=fusion)
+    result = retriever.search("OLED display stays blank, which I2C address?")
+    assert result.hits[0].anchor == "blank-display" and result.has_evidence
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_single_legs_run_alone(bundle, fake_embedder):
+    retriever = Retriever(bundle, fake_embedder)
+    lexical = retriever.search("blank display I2C address", legs=("lexical",))
+    assert "embed" not in lexical.timings_ms and lexical.best_similarity is None
+    assert all(h.semantic_rank is None for h in lexical.hits)
+    semantic = retriever.search("blank display I2C address", legs=("semantic",))
+    assert "lexical" not in semantic.timings_ms and all(h.lexical_rank is None for h in semantic.hits)
+    assert semantic.hits and semantic.best_similarity is not None
+    with pytest.raises(ValueError, match="legs must be"):
+        retriever.search("x", legs=("magic",))
+    with pytest.raises(ValueError, match="unknown fusion"):
+        Retriever(bundle, fake_embedder, fusion="vote")
+
+
+def test_named_lesson_ranks_its_folder_first(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+
+    course = tmp_path / "course"
+    for folder, text in (("01-blink", "# Lesson 1: Blink\n\nThe LED address is GPIO 2.\n"),
+                         ("02-oled", "# Lesson 2: OLED\n\nThe OLED I2C address is 0x3C. The address matters; "
+                                     "check the address with a scanner.\n")):
+        (course / "lessons" / folder).mkdir(parents=True)
+        (course / "lessons" / folder / "README.md").write_text(text, encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder, title="t")
+    bundle = BundleReader(tmp_path / "b.sqlite")
+    try:
+        for fusion in FUSIONS:
+            retriever = Retriever(bundle, fake_embedder, fusion=fusion)
+            plain = retriever.search("what is the address?", legs=("lexical", "semantic", "exact"))
+            assert plain.hits[0].source == "lessons/02-oled/README.md"
+            named = retriever.search("In Lesson 1, what is the address?")
+            assert named.hits[0].source == "lessons/01-blink/README.md"
+            assert "folders" in named.timings_ms
+    finally:
+        bundle.close()
+
+
+HOSTILE = ["", "   ", "x" * 50_000, "?!.,;:-()[]{}", 'AND OR NOT "', "NEAR(a b) *", "C++", "-v", "--sku",
+           "😀🔥 display?", "Дисплей OLED 表示 blank", "'; DROP TABLE chunks; --", "\x00\x01"]
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_hostile_queries_never_raise_and_stay_fast(bundle, fake_embedder, fusion):
+    import time
+
+    retrievers = [Retriever(bundle, fake_embedder, fusion=fusion), Retriever(bundle, None, fusion=fusion)]
+    for query in HOSTILE:
+        for retriever in retrievers:
+            t0 = time.perf_counter()
+            result = retriever.search(query, k=5)
+            assert time.perf_counter() - t0 < 2.0, f"{query[:20]!r} took too long"
+            assert len(result.hits) <= 5
+            assert all(h.source.startswith("lessons/") for h in result.hits)
+        if not query.strip(" ?!.,;:-()[]{}*\"'\x00\x01"):
+            assert not retrievers[1].search(query).has_evidence
+    long = retrievers[0].search("blank display " * 5000)  # cut to MAX_QUERY_CHARS, still ranked
+    assert long.hits and long.hits[0].source == "lessons/oled.md"
