@@ -98,3 +98,23 @@ def shared_dir() -> Path:
             pytest.fail(f"{SHARED} is missing: CI must run with ../shared beside the repository.")
         pytest.skip(f"{SHARED} is not present (shared course material is only available to the Lantern team).")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def iot_bundle_path(tmp_path_factory) -> Path:
+    """A bundle of ../shared's IoT-for-Beginners course with the real embedding model, built once per
+    test session (3-4 minutes on 2 cores). ``LANTERN_TEST_IOT_BUNDLE`` names a bundle built already
+    with this code, to skip the build while developing."""
+    from app.cli import main
+    from app.config import load_manifest, models_dir
+
+    missing = [f["path"] for f in load_manifest()["files"] if not (models_dir() / f["path"]).is_file()]
+    if missing:
+        pytest.skip(f"model files missing ({', '.join(missing)}); run `make models`")
+    course = shared_dir() / "corpora" / "iot-for-beginners"
+    prebuilt = os.environ.get("LANTERN_TEST_IOT_BUNDLE")
+    if prebuilt and Path(prebuilt).is_file():
+        return Path(prebuilt)
+    out = tmp_path_factory.mktemp("iot") / "iot.sqlite"
+    assert main(["build", str(course), "-o", str(out), "--title", "IoT for Beginners"]) == 0
+    return out

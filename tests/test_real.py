@@ -59,12 +59,8 @@ def test_demo_course_declines_and_not_covered(capsys, demo_bundle):
 
 
 @pytest.fixture(scope="module")
-def iot_bundle(tmp_path_factory) -> Path:
-    _models_present()
-    course = shared_dir() / "corpora" / "iot-for-beginners"
-    out = tmp_path_factory.mktemp("iot") / "iot.sqlite"
-    assert main(["build", str(course), "-o", str(out), "--title", "IoT for Beginners"]) == 0
-    return out
+def iot_bundle(iot_bundle_path) -> Path:
+    return iot_bundle_path
 
 
 def test_iot_identifier_and_named_lesson_questions_cite_an_expected_source(capsys, iot_bundle):

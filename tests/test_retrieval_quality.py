@@ -9,7 +9,6 @@ with this code to skip the build.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -54,15 +53,8 @@ def embedder():
 
 
 @pytest.fixture(scope="module")
-def iot_report(tmp_path_factory, embedder) -> dict:
-    questions = shared_dir() / "corpora" / "iot-for-beginners.eval.jsonl"
-    prebuilt = os.environ.get("LANTERN_TEST_IOT_BUNDLE")
-    if prebuilt and Path(prebuilt).is_file():
-        path = Path(prebuilt)
-    else:
-        path = tmp_path_factory.mktemp("iot-quality") / "iot.sqlite"
-        assert main(["build", str(shared_dir() / "corpora" / "iot-for-beginners"), "-o", str(path)]) == 0
-    return _report(path, questions, embedder)
+def iot_report(iot_bundle_path, embedder) -> dict:
+    return _report(iot_bundle_path, shared_dir() / "corpora" / "iot-for-beginners.eval.jsonl", embedder)
 
 
 @pytest.fixture(scope="module")
