@@ -89,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--keyword-only", action="store_true", help="do not load the embedding model")
     ev.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
                     help=f"fusion method (default {DEFAULT_FUSION})")
+    ev.add_argument("--answers", action="store_true",
+                    help="also run every question through the answerer with the chat model (slow: seconds each) and "
+                    "grade behaviour, citation validity and time to first token")
+    ev.add_argument("--model", type=Path, help="chat model GGUF for --answers (default: the settings file's, or models/)")
     return parser
 
 
@@ -318,7 +322,24 @@ def _cmd_eval(args) -> int:
     doc = build_report(results, bundle=str(bundle.path), questions=str(args.questions),
                        corpus_version=bundle.corpus_version, fusion=args.fusion, degraded=retriever.degraded,
                        threshold=None if retriever.degraded else MIN_SIMILARITY)
-    print(json.dumps(doc, ensure_ascii=False) if args.json else format_report(doc))
+    if args.answers:
+        from .answer.answerer import Assistant
+        from .answer.llm import LlamaChatModel
+        from .evaluation.answers import format_answers, run_answers
+
+        try:
+            llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
+        except ModelError as exc:
+            print(f"warning: {exc} Grading extractive answers (search-only).", file=sys.stderr)
+            llm = None
+        doc["answers"] = run_answers(Assistant(retriever, llm), questions)
+    if args.json:
+        print(json.dumps(doc, ensure_ascii=False))
+    else:
+        print(format_report(doc))
+        if args.answers:
+            print()
+            print(format_answers(doc["answers"]))
     return 0
 
 

@@ -97,3 +97,40 @@ def test_stop_takes_effect_while_the_prompt_is_read():
     assert llm._llm.n_tokens == 2 * PREFILL_BATCH < total
     reply = "".join(llm.stream(messages[:1] + [{"role": "user", "content": "Say hello."}], 8))
     assert reply.strip()  # the model still answers after a stopped request
+
+
+def _subset(questions, per_class: dict) -> list:
+    """The first questions of each class in file order (a fixed subset, not picked by outcome)."""
+    taken, out = {}, []
+    for q in questions:
+        if taken.get(q.question_class, 0) < per_class.get(q.question_class, 0):
+            taken[q.question_class] = taken.get(q.question_class, 0) + 1
+            out.append(q)
+    return out
+
+
+def test_answer_level_checks_on_a_fixed_subset(iot_bundle):
+    """A dozen IoT questions across the behaviours through the whole answerer with the real models:
+    every citation is valid, nothing that must be declined is answered."""
+    from app.answer.answerer import Assistant
+    from app.answer.llm import LlamaChatModel, default_model_path
+    from app.bundle.reader import BundleReader
+    from app.embedding import FastEmbedder
+    from app.evaluation.answers import run_answers
+    from app.evaluation.questions import load_questions
+    from app.retrieval.retriever import Retriever
+
+    questions = load_questions(shared_dir() / "corpora" / "iot-for-beginners.eval.jsonl")
+    subset = _subset(questions, {"identifier": 2, "paraphrase": 2, "named-lesson": 1, "follow-up": 1,
+                                 "not-covered": 2, "off-topic": 2, "injection": 2})
+    assert len(subset) == 12
+    bundle = BundleReader(iot_bundle)
+    try:
+        doc = run_answers(Assistant(Retriever(bundle, FastEmbedder()), LlamaChatModel(default_model_path())), subset)
+    finally:
+        bundle.close()
+    print({k: v for k, v in doc.items() if k != "questions"})
+    validity = doc["citation_validity"]
+    assert validity["citations"] > 0 and validity["resolved"] == validity["citations"]
+    assert doc["behaviour"]["decline"]["rate"] == 1.0
+    assert doc["behaviour"]["answer"]["rate"] >= 0.8

@@ -1,0 +1,107 @@
+"""Answer-level checks: run questions through the whole answerer and grade its behaviour.
+
+For each question the answer's ``state`` is compared with the question's ``expect``:
+- ``answer``: correct when the state is ``answered`` or ``extractive`` and a citation
+  points into one of ``expected_sources``;
+- ``not-covered`` and ``decline``: correct when the question is *not answered* (state
+  ``not-covered`` or ``declined-*``). The two are counted separately.
+Citation validity: every citation is one of the passages sent (same chunk key) and, for
+questions expecting an answer, points into an expected source. Also reported: the share
+of answers in each state, the share of extractive fallbacks, and time to first token and
+total time (ms, p50/p95) where the model ran.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Callable, Iterable
+
+from ..answer.answerer import Assistant
+from ..errors import LanternError
+from .metrics import percentile
+from .questions import EvalQuestion
+
+ANSWERED = ("answered", "extractive")
+
+
+def grade(question: EvalQuestion, answer) -> dict:
+    """One question's outcome as a JSON-ready dict (``correct`` is the behaviour check)."""
+    sent = {p.hit.key for p in answer.passages}
+    cited_sources = [c.hit.source for c in answer.citations]
+    resolved = [c.hit.key in sent for c in answer.citations]
+    valid = [r and (question.expect != "answer" or c.hit.source in question.expected_sources)
+             for r, c in zip(resolved, answer.citations)]
+    answered = answer.state in ANSWERED
+    if question.expect == "answer":
+        correct = answered and any(s in question.expected_sources for s in cited_sources)
+    else:
+        correct = not answered
+    return {"id": question.id, "class": question.question_class, "expect": question.expect,
+            "state": answer.state, "correct": correct, "citations": len(valid), "resolved_citations": sum(resolved),
+            "valid_citations": sum(valid),
+            "cited_sources": cited_sources, "first_token_ms": answer.timings_ms.get("first_token"),
+            "total_ms": answer.timings_ms.get("total")}
+
+
+def run_answers(assistant: Assistant, questions: Iterable[EvalQuestion],
+                progress: Callable[[int, int], None] | None = None) -> dict:
+    """Answer every question and summarise; a question the answerer refuses as bad input
+    (a :class:`LanternError`) counts as state ``error``."""
+    questions = list(questions)
+    rows = []
+    for i, q in enumerate(questions, 1):
+        try:
+            answer = assistant.answer(q.question, list(q.history))
+            rows.append(grade(q, answer))
+        except LanternError as exc:
+            rows.append({"id": q.id, "class": q.question_class, "expect": q.expect, "state": "error",
+                         "correct": q.expect != "answer", "citations": 0, "resolved_citations": 0, "valid_citations": 0,
+                         "cited_sources": [], "first_token_ms": None, "total_ms": None, "error": str(exc)})
+        if progress:
+            progress(i, len(questions))
+    behaviour = {}
+    for expect in ("answer", "not-covered", "decline"):
+        subset = [r for r in rows if r["expect"] == expect]
+        if subset:
+            behaviour[expect] = {"n": len(subset), "correct": sum(r["correct"] for r in subset),
+                                 "rate": sum(r["correct"] for r in subset) / len(subset)}
+    states = collections.Counter(r["state"] for r in rows)
+    firsts = [r["first_token_ms"] for r in rows if r["first_token_ms"] is not None]
+    totals = [r["total_ms"] for r in rows if r["first_token_ms"] is not None]
+    n_cit = sum(r["citations"] for r in rows)
+    return {
+        "model": assistant.model_name, "degraded": list(assistant.degraded), "n": len(rows),
+        "behaviour": behaviour,
+        "citation_validity": {"citations": n_cit, "resolved": sum(r["resolved_citations"] for r in rows),
+                              "valid": sum(r["valid_citations"] for r in rows),
+                              "rate": (sum(r["valid_citations"] for r in rows) / n_cit) if n_cit else None},
+        "states": dict(states),
+        "answered_supported_rate": states.get("answered", 0) / len(rows) if rows else None,
+        "extractive_rate": states.get("extractive", 0) / len(rows) if rows else None,
+        "latency_ms": {"first_token": {"p50": _pct(firsts, 50), "p95": _pct(firsts, 95)},
+                       "total": {"p50": _pct(totals, 50), "p95": _pct(totals, 95)}, "n": len(firsts)},
+        "questions": rows,
+    }
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    return percentile(values, q) if values else None
+
+
+def format_answers(doc: dict) -> str:
+    """Plain-text summary of :func:`run_answers`."""
+    lines = [f"Answer-level checks: {doc['n']} questions, model {doc['model'] or '(none)'}"
+             + (f" [{', '.join(doc['degraded'])}]" if doc["degraded"] else "")]
+    for expect, row in doc["behaviour"].items():
+        verb = "answered citing an expected source" if expect == "answer" else "not answered"
+        lines.append(f"  expect {expect:12} {row['correct']:3}/{row['n']:<3} {row['rate']:.2f}  ({verb})")
+    cv = doc["citation_validity"]
+    rate = f"{cv['rate']:.2f}" if cv["rate"] is not None else "-"
+    lines.append(f"  citation validity     {cv['valid']}/{cv['citations']} {rate} "
+                 f"(resolve to a sent passage: {cv['resolved']}/{cv['citations']})")
+    lines.append(f"  states                {doc['states']}")
+    lat = doc["latency_ms"]
+    if lat["n"]:
+        lines.append(f"  time to first token   p50 {lat['first_token']['p50']:.0f} ms, p95 {lat['first_token']['p95']:.0f} ms; "
+                     f"total p50 {lat['total']['p50']:.0f} ms, p95 {lat['total']['p95']:.0f} ms (n={lat['n']})")
+    return "\n".join(lines)
