@@ -41,7 +41,10 @@ def main() -> int:
     parser.add_argument("bundle", type=Path)
     parser.add_argument("questions", type=Path)
     parser.add_argument("--ttft-questions", type=int, default=8)
+    parser.add_argument("--budgets", nargs="*", metavar="P:T:C",
+                        help="budgets as passages:source_tokens:passage_chars (default: the list in this file)")
     args = parser.parse_args()
+    budgets = [ContextBudget(*(int(x) for x in b.split(":"))) for b in args.budgets] if args.budgets else BUDGETS
     llm = LlamaChatModel(default_model_path())
     retriever = Retriever(BundleReader(args.bundle), FastEmbedder())
     rows = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -50,7 +53,7 @@ def main() -> int:
     print(f"{len(rows)} questions expecting an answer; TTFT on the first {args.ttft_questions}")
     print(f"{'passages':>8} {'tokens':>6} {'chars':>5} | {'Hit@sent':>8} {'evidence':>8} | "
           f"{'prompt tok':>10} {'TTFT ms':>8}")
-    for budget in BUDGETS:
+    for budget in budgets:
         assistant = Assistant(retriever, llm, budget)
         hit_sent = evidence = 0
         prompt_sizes, firsts = [], []

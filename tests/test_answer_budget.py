@@ -96,3 +96,18 @@ def test_a_missing_chat_model_gives_search_only(capsys, bundle_path, tmp_path, m
     assert doc["degraded"] == ["keyword-only", "search-only"]
     assert doc["state"] == "extractive" and doc["citations"]
     assert "gone.gguf is missing" in captured.err
+
+
+def test_extractive_answer_quotes_only_passages_near_the_best():
+    from dataclasses import replace
+
+    from app.answer.extractive import extractive_answer
+
+    best = _hit("If the display stays blank, check the I2C address 0x3C first.")
+    close = replace(_hit("A blank display can also mean the I2C wiring is loose."), source="other.md", score=0.9)
+    weak = replace(_hit("The blank display guide mentions the I2C bus once."), source="third.md", score=0.3)
+    same_guide_weak = replace(_hit("Blank display: run the I2C scanner sketch."), score=0.2)
+    text, cited = extractive_answer(QUESTION, [Passage(1, best), Passage(2, close), Passage(3, weak)])
+    assert [p.n for p in cited] == [1, 2] and "[3]" not in text
+    _, cited = extractive_answer(QUESTION, [Passage(1, best), Passage(2, weak), Passage(3, same_guide_weak)])
+    assert [p.n for p in cited] == [1, 3]

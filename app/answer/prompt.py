@@ -28,13 +28,19 @@ def clean_history(history: list[dict] | None) -> list[dict]:
 
 
 def format_sources(passages: list[Passage], titles: dict[str, str]) -> str:
-    """Numbered sources, each delimited and labelled with guide path and heading path."""
+    """Numbered sources, each delimited and labelled with its guide path and heading path.
+
+    The guide's title is left out of the label when the heading path already starts with it
+    (a guide's ``#`` heading), which saves prompt tokens without losing context.
+    """
     blocks = []
     for p in passages:
-        where = titles.get(p.hit.source, p.hit.source)
-        heading = f" › {p.hit.heading}" if p.hit.heading else ""
+        title = titles.get(p.hit.source, "")
+        heading = p.hit.heading
+        if title and not heading.startswith(title):
+            heading = f"{title} › {heading}" if heading else title
         text = p.hit.text.replace("</source>", "</ source>")
-        blocks.append(f'<source n="{p.n}" guide="{p.hit.source}">\n{where}{heading}\n{text}\n</source>')
+        blocks.append(f'<source n="{p.n}" guide="{p.hit.source}" section="{heading}">\n{text}\n</source>')
     return "\n".join(blocks)
 
 
