@@ -64,6 +64,7 @@ def test_unknown_names_and_the_gate():
     assert not looks_like_name("Modbus", True) and not looks_like_name("gadget", False) and not looks_like_name("3.3", False)
     found = unknown_names("Can my ESP32 board talk Modbus to a PLC? Gadgets aside.", vocabulary.__contains__)
     assert found == ["Modbus", "PLC"]
+    assert unknown_names("How many readings should I average, and may I skip one?", vocabulary.__contains__) == []
     assert has_strong_evidence(0.5, 0, 0, 0.3)
     assert not has_strong_evidence(0.2, 0, 0, 0.3)
     assert has_strong_evidence(0.2, 1, 0, 0.3)  # an exact identifier hit

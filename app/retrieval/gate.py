@@ -29,7 +29,7 @@ def looks_like_name(word: str, sentence_initial: bool) -> bool:
     """True for ``CoAP``, ``Node-RED``, ``A4988``, ``Modbus`` (mid-sentence); False for
     ``Gadget`` at the start of a sentence, ``gadget``, ``3.3``."""
     letters = [c for c in word if c.isalpha()]
-    if not letters:
+    if not letters or len(word) < 2:  # "I" is a pronoun, not a name
         return False
     if any(c.isupper() for c in word[1:] if c.isalpha()):
         return True
