@@ -84,7 +84,7 @@ def run_questions(retriever: Retriever, questions: Iterable[EvalQuestion], *,
                                  exact_matches=retrieval.exact_matches,
                                  unknown_names=retrieval.unknown_names, timings_ms=timings)
             if mode == "hybrid" and not guard and retrieval.has_evidence:
-                sent = tuple((p.hit.source, p.hit.heading) for p in assistant.select_passages(retrieval.hits))
+                sent = tuple((p.hit.source, p.hit.heading) for p in assistant.select_passages(retrieval.hits, retrieval.query))
         results.append(QuestionResult(question=q, runs=runs, guard=guard, sent=sent))
         if progress is not None:
             progress(done, len(questions))
