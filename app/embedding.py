@@ -19,9 +19,12 @@ from .config import load_manifest, models_dir
 from .errors import ModelError
 
 #: Texts per embedding batch. fastembed pads each batch to its longest text; with its
-#: default of 256 a build here took 16 GB at 4 chunks/s, length-sorted batches of 16-32
-#: ran at about 35 chunks/s in under 1.5 GB (measured on this 2-core machine, issue 2).
-BATCH_SIZE = 24
+#: default of 256 a build here took 16 GB at 4 chunks/s. Length-sorted batches of 8 measured
+#: fastest on the IoT chunks here: 18 chunks/s vs 15 at 24; the full IoT build took 162 s in
+#: 1.2 GB peak RSS at batch 8 against 200 s in 3.4 GB at batch 24. (fastembed reads up to 512 tokens
+#: per text; truncating at MiniLM's training length of 256 built 2.5x faster in 0.6 GB instead
+#: of 3.4 GB, but cost IoT MRR@10 0.855 -> 0.796, so it is not done: see docs/retrieval.md.)
+BATCH_SIZE = 8
 
 
 class Embedder(Protocol):
