@@ -93,3 +93,17 @@ def test_bundle_is_opened_read_only(bundle_path):
         reader._conn.execute("DELETE FROM chunks")
     reader.close()
     assert (os.stat(bundle_path).st_mtime_ns, bundle_path.read_bytes()) == before
+
+
+def test_a_bundle_indexed_with_another_tokenizer_is_refused(bundle_path):
+    import json
+
+    import apsw
+
+    conn = apsw.Connection(str(bundle_path))
+    lexical = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'lexical'").fetchone()[0])
+    lexical["tokenizer_version"] = 999
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'lexical'", (json.dumps(lexical),))
+    conn.close()
+    with pytest.raises(BundleError, match="tokenizer version 999"):
+        BundleReader(bundle_path)

@@ -116,6 +116,15 @@ class BundleReader:
             if key not in self.meta:
                 raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
                                   "or foreign build); rebuild it with `lantern build`.")
+        from ..retrieval.tokenize import TOKENIZER_VERSION
+
+        try:
+            built_with = json.loads(self.meta.get("lexical", "{}")).get("tokenizer_version")
+        except (ValueError, AttributeError):
+            built_with = None
+        if built_with != TOKENIZER_VERSION:
+            raise BundleError(f"The course bundle {self.path} was indexed with tokenizer version {built_with}; this app "
+                              f"searches with version {TOKENIZER_VERSION}. Rebuild the bundle with this version of Lantern.")
 
     # --- meta -------------------------------------------------------------------------
     @property
