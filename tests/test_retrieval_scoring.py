@@ -3,7 +3,7 @@
 import pytest
 
 from app.retrieval.folders import FolderIndex
-from app.retrieval.fusion import additive_fusion, min_max_normalize, weighted_score_fusion
+from app.retrieval.fusion import additive_fusion, diversify_sources, min_max_normalize, weighted_score_fusion
 from app.retrieval.gate import has_strong_evidence, looks_like_name, unknown_names
 from app.retrieval.retriever import FUSIONS, Retriever
 
@@ -65,6 +65,21 @@ def test_unknown_names_and_the_gate():
     found = unknown_names("Can my ESP32 board talk Modbus to a PLC? Gadgets aside.", vocabulary.__contains__)
     assert found == ["Modbus", "PLC"]
     assert unknown_names("How many readings should I average, and may I skip one?", vocabulary.__contains__) == []
+
+
+def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():
+    # "aw" is a stem the course has (from "awe"); "AWS" stems to it but is not in the course.
+    vocabulary = {"aw", "regist", "devic", "iot", "core", "azur", "hub", "thing", "network", "lcd", "node"}
+    phrases = {"IoT", "Core", "Azure", "Hub", "Azure IoT Hub", "LCD", "Things", "Network"}
+    found = unknown_names("How do I register my device with AWS IoT Core instead of Azure IoT Hub?",
+                          vocabulary.__contains__, phrases.__contains__)
+    assert found == ["AWS"]  # "AWS IoT Core" is not reported twice
+    assert unknown_names("How do I add a node to The Things Network?", vocabulary.__contains__,
+                         phrases.__contains__) == ["Things Network"]
+    assert unknown_names("The LCD on my Azure IoT Hub gadget stays dark.", vocabulary.__contains__,
+                         phrases.__contains__) == []
+    # Without a phrase lookup, runs are not judged and acronyms fall back to the vocabulary.
+    assert unknown_names("Why is The Things Network slow?", vocabulary.__contains__) == []
     assert has_strong_evidence(0.5, 0, 0, 0.3)
     assert not has_strong_evidence(0.2, 0, 0, 0.3)
     assert has_strong_evidence(0.2, 1, 0, 0.3)  # an exact identifier hit
@@ -77,8 +92,9 @@ def test_every_fusion_ranks_the_blank_display_section_first(bundle, fake_embedde
     retriever = Retriever(bundle, fake_embedder, fusion=fusion)
     result = retriever.search("OLED display stays blank, which I2C address?")
     assert result.hits[0].anchor == "blank-display" and result.has_evidence
-    scores = [h.score for h in result.hits]
-    assert scores == sorted(scores, reverse=True)
+    for source in {h.source for h in result.hits}:  # best first within each guide (source crowding)
+        scores = [h.score for h in result.hits if h.source == source]
+        assert scores == sorted(scores, reverse=True)
 
 
 def test_single_legs_run_alone(bundle, fake_embedder):
@@ -139,3 +155,11 @@ def test_hostile_queries_never_raise_and_stay_fast(bundle, fake_embedder, fusion
             assert not retrievers[1].search(query).has_evidence
     long = retrievers[0].search("blank display " * 5000)  # cut to MAX_QUERY_CHARS, still ranked
     assert long.hits and long.hits[0].source == "lessons/oled.md"
+
+
+def test_source_crowding_moves_a_guides_extra_chunks_after_the_others():
+    fused = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5)]
+    source = {1: 10, 2: 10, 3: 10, 4: 20, 5: 10}
+    assert diversify_sources(fused, source, 2) == [(1, 0.9), (2, 0.8), (4, 0.6), (3, 0.7), (5, 0.5)]
+    assert diversify_sources(fused, source, 1) == [(1, 0.9), (4, 0.6), (2, 0.8), (3, 0.7), (5, 0.5)]
+    assert diversify_sources(fused, source.get, 0) == fused

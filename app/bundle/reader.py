@@ -224,6 +224,16 @@ class BundleReader:
         return {int(i): matrix[int(i) - 1] for i in ids if 0 < int(i) <= matrix.shape[0]}
 
     # --- rows -------------------------------------------------------------------------
+    @cached_property
+    def chunk_sources(self) -> np.ndarray:
+        """Source id of every chunk as one ``(max chunk id + 1,) int32`` array indexed by chunk
+        id (0 for ids without a chunk); read once, on first use."""
+        rows = self._query("SELECT id, source_id FROM chunks")
+        out = np.zeros(max((int(r[0]) for r in rows), default=0) + 1, dtype=np.int32)
+        for cid, source in rows:
+            out[int(cid)] = int(source)
+        return out
+
     def chunks(self, ids: list[int]) -> dict[int, ChunkRow]:
         """Chunk rows by id (ids not in the bundle are absent from the result)."""
         if not ids:

@@ -12,7 +12,11 @@ Two signals, combined by :func:`has_strong_evidence` (pure):
   letter after the first character, a capitalised word that does not start a
   sentence, or letters mixed with digits. Plain words the course happens not to use
   ("gadget", "sprinkler") do not count: students paraphrase. A name that an FTS5
-  phrase search finds (the vocabulary is stemmed, FTS5 is not) is not unknown.
+  phrase search finds (the vocabulary is stemmed, FTS5 is not) is not unknown. Two
+  refinements: an all-capitals acronym is looked up unstemmed, because stemming
+  mangles it (``AWS`` stems to ``aw``, which the vocabulary may hold); and a run of two or
+  more capitalised words ("The Things Network", "AWS IoT Core") is a name of its own that
+  must occur as a phrase, even when each word occurs somewhere on its own.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Callable
 from .tokenize import _WORD, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
+#: Capitalised words that open a name run without being part of the name ("The Things Network").
+_RUN_OPENERS = frozenset({"the", "a", "an"})
 
 
 def looks_like_name(word: str, sentence_initial: bool) -> bool:
@@ -38,21 +44,52 @@ def looks_like_name(word: str, sentence_initial: bool) -> bool:
     return word[0].isupper() and not sentence_initial
 
 
-def unknown_names(question: str, in_vocabulary: Callable[[str], bool]) -> list[str]:
-    """Names in ``question`` (see the module docstring) whose written form, lower-cased
-    and stemmed like the index, is not in the vocabulary; in order, de-duplicated."""
+def _is_acronym(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
+                  phrase_found: Callable[[str], bool] | None = None) -> list[str]:
+    """Names in ``question`` (see the module docstring) the course never mentions, in
+    order, de-duplicated.
+
+    ``in_vocabulary(stem)`` tells whether a stemmed token is in the lexical index;
+    ``phrase_found(text)`` (optional) whether ``text`` occurs as a phrase in some chunk.
+    Without ``phrase_found`` only single words are judged, by the vocabulary alone.
+    """
     found: list[str] = []
+    run: list[str] = []  # consecutive capitalised words, mid-sentence
+
+    def close_run() -> None:
+        words = run[1:] if run and run[0].lower() in _RUN_OPENERS else run
+        if len(words) >= 2 and phrase_found is not None:
+            phrase = " ".join(words)
+            if phrase not in found and not phrase_found(phrase):
+                found.append(phrase)
+        run.clear()
+
+    previous_end = -1
     for match in _WORD.finditer(question):
-        word = match.group()
-        variants = word_variants(word)
-        if not variants or in_vocabulary(variants[0]):
-            continue
-        start = match.start()
+        word, start = match.group(), match.start()
         before = question[max(0, start - 80):start]  # a window keeps this linear in the question
         initial = (start <= 80 and not before.strip()) or bool(_SENTENCE_START.search(before))
-        if looks_like_name(word, initial) and word not in found:
+        if run and (initial or question[previous_end:start] != " " or not word[0].isupper()):
+            close_run()
+        if word[0].isupper() and not initial:
+            run.append(word)
+        previous_end = match.end()
+        variants = word_variants(word)
+        if not variants or word in found or not looks_like_name(word, initial):
+            continue
+        if _is_acronym(word):  # stemming mangles acronyms: look for the written form, unstemmed
+            known = in_vocabulary(word.lower()) or (phrase_found is not None and phrase_found(word))
+        else:
+            known = in_vocabulary(variants[0]) or (phrase_found is not None and phrase_found(word))
+        if not known:
             found.append(word)
-    return found
+    close_run()
+    return [name for name in found if not (" " in name and any(part in found for part in name.split()))]
 
 
 def has_strong_evidence(best_similarity: float | None, exact_matches: int, names_unknown: int,

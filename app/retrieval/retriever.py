@@ -15,7 +15,7 @@ import numpy as np
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
-from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
+from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import FolderIndex
 from .gate import has_strong_evidence, unknown_names
 from .identifiers import extract_identifiers
@@ -49,8 +49,11 @@ ADDITIVE_HEADING = 0.0
 #: and its best chunk's cosine similarity reaches MIN_SIMILARITY. Calibrated on two question
 #: sets (docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical
 #: coverage of the best chunk instead.
-MIN_SIMILARITY = 0.30
+MIN_SIMILARITY = 0.25
 MIN_LEXICAL_COVERAGE = 0.6
+#: Source crowding (app/retrieval/fusion.py ``diversify_sources``): chunks of one guide
+#: beyond this many are ranked after the other guides' chunks; 0 turns it off.
+PER_SOURCE = 2
 
 KEYWORD_ONLY = "keyword-only"
 #: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
@@ -173,6 +176,10 @@ class Retriever:
 
         t0 = time.perf_counter()
         fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        if PER_SOURCE:
+            sources = self.bundle.chunk_sources
+            fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
+                                      PER_SOURCE)
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
@@ -189,8 +196,8 @@ class Retriever:
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
         best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
-        names = [n for n in unknown_names(question, self.bundle.lexical_index.has_token)
-                 if not self.bundle.fts_phrase(n, 1)]
+        names = unknown_names(question, self.bundle.lexical_index.has_token,
+                              lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
         has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
