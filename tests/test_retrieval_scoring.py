@@ -4,7 +4,8 @@ import pytest
 
 from app.retrieval.folders import FolderIndex
 from app.retrieval.fusion import additive_fusion, diversify_sources, min_max_normalize, weighted_score_fusion
-from app.retrieval.gate import has_strong_evidence, looks_like_name, unknown_names
+from app.retrieval.gate import has_strong_evidence, looks_like_name, outside_embedding_languages, unknown_names
+from app.retrieval.tokenize import written_words
 from app.retrieval.retriever import FUSIONS, Retriever
 
 
@@ -163,3 +164,29 @@ def test_source_crowding_moves_a_guides_extra_chunks_after_the_others():
     assert diversify_sources(fused, source, 2) == [(1, 0.9), (2, 0.8), (4, 0.6), (3, 0.7), (5, 0.5)]
     assert diversify_sources(fused, source, 1) == [(1, 0.9), (4, 0.6), (2, 0.8), (3, 0.7), (5, 0.5)]
     assert diversify_sources(fused, source.get, 0) == fused
+
+
+def test_cjk_text_is_indexed_as_bigrams():
+    assert list(written_words("请问苏黎世温室？ Zürich温室-2 度")) == [
+        "请问", "问苏", "苏黎", "黎世", "世温", "温室", "Zürich", "温室", "2", "度"]
+    assert outside_embedding_languages("请问苏黎世那个温室的风扇开关到多少度会启动？")
+    assert not outside_embedding_languages("What does 温室 mean in the Zürich notes?")
+
+
+def test_a_chinese_question_finds_its_passage_and_has_lexical_evidence(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "greenhouse.md").write_text(
+        "# Greenhouse notes\n\nThe vent relay switches on at 28 °C.\n\n## 中文\n\n"
+        "苏黎世温室的通风继电器在 28 °C 时接通，在 24 °C 时断开。\n", encoding="utf-8")
+    (course / "pump.md").write_text("# Pump\n\nThe pump runs for ten minutes at most.\n", encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    retriever = Retriever(BundleReader(tmp_path / "b.sqlite"), fake_embedder)
+    # Different wording from the passage (风扇开关 vs 通风继电器): whole runs never match.
+    found = retriever.search("请问苏黎世那个温室的风扇开关到多少度会启动？")
+    assert found.hits[0].source == "greenhouse.md" and found.hits[0].lexical_rank == 1
+    assert found.best_similarity < 0.25 and found.has_evidence
+    assert not retriever.search("请写一首关于秋天落叶的诗").has_evidence  # no bigram of it is in the course

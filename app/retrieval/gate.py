@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .tokenize import _WORD, word_variants
+from .tokenize import _WORD, CJK, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
 #: Capitalised words that open a name run without being part of the name ("The Things Network").
@@ -90,6 +90,22 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
             found.append(word)
     close_run()
     return [name for name in found if not (" " in name and any(part in found for part in name.split()))]
+
+
+def outside_embedding_languages(question: str) -> bool:
+    """True when at least half of the question's letters are Chinese, Japanese or Korean.
+
+    The default embedding model (all-MiniLM-L6-v2) was trained on English text, so its
+    similarity says little about such a question (hostile-006 on its own passage: 0.24).
+    The retriever then asks for lexical evidence instead: the best BM25 chunk must hold at
+    least MIN_LEXICAL_COVERAGE of the question's character bigrams that occur in the course,
+    and the question must have two or more of those.
+    """
+    letters = [c for c in question if c.isalpha()]
+    if not letters:
+        return False
+    cjk = sum(len(run) for run in CJK.findall(question))
+    return cjk * 2 >= len(letters)
 
 
 def has_strong_evidence(best_similarity: float | None, exact_matches: int, names_unknown: int,

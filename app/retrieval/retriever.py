@@ -17,7 +17,7 @@ from ..embedding import Embedder
 from ..records import Hit
 from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import FolderIndex
-from .gate import has_strong_evidence, unknown_names
+from .gate import has_strong_evidence, outside_embedding_languages, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .tokenize import query_words
@@ -201,6 +201,9 @@ class Retriever:
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
         has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
+        if not has_evidence and not names and outside_embedding_languages(question):
+            # The English embedding model cannot judge this question: judge it lexically.
+            has_evidence = self._best_coverage(query, lexical_ids, known_only=True) >= MIN_LEXICAL_COVERAGE
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
                          unknown_names=tuple(names))
@@ -267,15 +270,18 @@ class Retriever:
         return {cid: heading_coverage(words, f"{self._titles.get(row.source, '')}\n{row.heading}")
                 for cid, row in rows.items()}
 
-    def _best_coverage(self, query: str, lexical_ids: list[int]) -> float:
-        """Share of the query's words found in the best lexical chunk (0..1)."""
+    def _best_coverage(self, query: str, lexical_ids: list[int], known_only: bool = False) -> float:
+        """Share of the query's words found in the best lexical chunk (0..1); with
+        ``known_only``, of the query's words that occur somewhere in the course."""
         from .tokenize import document_tokens, query_words
 
         if not lexical_ids:
             return 0.0
         words = query_words(query)
+        if known_only:
+            words = [w for w in words if any(self.bundle.lexical_index.has_token(v) for v in w)]
         row = self.bundle.chunks([lexical_ids[0]]).get(lexical_ids[0])
-        if not words or row is None:
+        if len(words) < (2 if known_only else 1) or row is None:
             return 0.0
         tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
         return sum(any(v in tokens for v in w) for w in words) / len(words)
