@@ -190,3 +190,27 @@ def test_a_chinese_question_finds_its_passage_and_has_lexical_evidence(tmp_path,
     assert found.hits[0].source == "greenhouse.md" and found.hits[0].lexical_rank == 1
     assert found.best_similarity < 0.25 and found.has_evidence
     assert not retriever.search("请写一首关于秋天落叶的诗").has_evidence  # no bigram of it is in the course
+
+
+def test_a_question_naming_a_guide_with_no_text_is_not_covered(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+    from app.ingest.chunker import front_matter_title
+
+    course = tmp_path / "course"
+    course.mkdir()
+    stub = "---\ntitle: Sensor maintenance schedule\ntags: [monthly]\n---\n"
+    (course / "schedule.md").write_text(stub, encoding="utf-8")
+    (course / "probe.md").write_text("# Soil probe\n\nEach month, wipe the sensor and check the schedule "
+                                     "of readings against the maintenance log.\n", encoding="utf-8")
+    assert front_matter_title(stub) == "Sensor maintenance schedule"
+    assert front_matter_title("---\ntitle: [unclosed\n---\n") == "" and front_matter_title("# T\n") == ""
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    bundle = BundleReader(tmp_path / "b.sqlite")
+    assert bundle.empty_sources() == [("schedule.md", "Sensor maintenance schedule")]
+    retriever = Retriever(bundle, fake_embedder)
+    named = retriever.search("What does the sensor maintenance schedule say I should do each month?")
+    assert not named.has_evidence and named.empty_guides == ("schedule.md",)
+    assert named.hits and named.hits[0].source == "probe.md"  # the nearest sections are still listed
+    other = retriever.search("How often should I wipe the soil probe sensor each month?")
+    assert other.has_evidence and other.empty_guides == ()

@@ -254,6 +254,12 @@ class BundleReader:
                            "ORDER BY c.id", params)
         return [int(r[0]) for r in rows]
 
+    def empty_sources(self) -> list[tuple[str, str]]:
+        """``(path, title)`` of every guide in the bundle that has no chunk (e.g. only front matter)."""
+        return [(r[0], r[1]) for r in self._query(
+            "SELECT s.path, s.title FROM sources s WHERE NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.source_id = s.id) ORDER BY s.path")]
+
     def chunk_count(self) -> int:
         return int(self._query("SELECT count(*) FROM chunks")[0][0])
 

@@ -77,9 +77,17 @@ def _gate(results: list[QuestionResult], threshold: float | None) -> dict:
     precision, recall = metrics.precision_recall([not run.has_evidence for _, run in scored], truth)
     sweep = []
     if scored and all(run.best_similarity is not None for _, run in scored):
+        def gate(run, t: float) -> bool:
+            # Rules that do not use the similarity threshold (a named guide with no text, lexical
+            # evidence for a CJK question) show as a decision that differs from the threshold's.
+            at_threshold = has_strong_evidence(run.best_similarity, run.exact_matches, len(run.unknown_names),
+                                               threshold)
+            if run.has_evidence != at_threshold:
+                return run.has_evidence
+            return has_strong_evidence(run.best_similarity, run.exact_matches, len(run.unknown_names), t)
+
         for t in SWEEP:
-            predicted = [not has_strong_evidence(run.best_similarity, run.exact_matches, len(run.unknown_names), t)
-                         for _, run in scored]
+            predicted = [not gate(run, t) for _, run in scored]
             p, rc = metrics.precision_recall(predicted, truth)
             wrongly = sum(pr and not a for pr, a in zip(predicted, truth))
             sweep.append({"threshold": t, "precision": p, "recall": rc, "answerable_declined": wrongly})

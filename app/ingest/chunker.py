@@ -15,6 +15,8 @@ import hashlib
 import posixpath
 from dataclasses import dataclass
 
+import yaml
+
 from ..records import HEADING_SEPARATOR, Chunk, Heading, SourceDoc
 from .markdown import Block, front_matter_end, parse_blocks
 from .slug import Slugger
@@ -106,6 +108,22 @@ def _make_chunk(doc: SourceDoc, title: str, heading_path: tuple[str, ...], ancho
                  sha256=hashlib.sha256(indexed.encode("utf-8")).hexdigest())
 
 
+def front_matter_title(text: str) -> str:
+    """The ``title:`` of a guide's YAML front matter (as Jekyll, Hugo and MkDocs write it),
+    one line of at most 200 characters; "" when there is none or the block is not valid YAML."""
+    end = front_matter_end(text)
+    if not end:
+        return ""
+    lines = text[:end].splitlines()
+    block = "\n".join(lines[1:-1] if len(lines) > 1 and lines[-1].strip() == "---" else lines[1:])
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return ""
+    title = data.get("title") if isinstance(data, dict) else None
+    return " ".join(title.split())[:200] if isinstance(title, str) else ""
+
+
 def _title_from_path(path: str) -> str:
     stem = posixpath.splitext(posixpath.basename(path))[0]
     if stem.lower() in ("readme", "index"):
@@ -132,7 +150,7 @@ def chunk_markdown(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
         else:
             sections[-1][2].append(block)
     h1 = next((h.text for h in headings if h.level == 1 and h.text), "")
-    title = h1 or (headings[0].text if headings else "") or _title_from_path(doc.path)
+    title = h1 or front_matter_title(doc.text) or (headings[0].text if headings else "") or _title_from_path(doc.path)
     chunks: list[Chunk] = []
     for heading_path, anchor, section_blocks in sections:
         if not any(b.kind != "heading" for b in section_blocks):

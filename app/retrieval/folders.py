@@ -40,7 +40,8 @@ _GROUPING = {"lessons", "chapters", "units", "modules", "projects", "parts"}
 _INDEX_STEMS = {"readme", "index"}
 
 
-def _normalize(text: str) -> str:
+def normalize_words(text: str) -> str:
+    """``text`` case-folded, as its words separated by single spaces (punctuation dropped)."""
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
@@ -75,9 +76,9 @@ class FolderIndex:
             segment = posixpath.basename(directory)
             match = _NUMBER_PREFIX.match(segment)
             number, bare = (int(match.group(1)), match.group(2)) if match else (None, segment)
-            names = {_normalize(bare)}
+            names = {normalize_words(bare)}
             if directory in titles:
-                names |= {_normalize(titles[directory]), _normalize(_TITLE_PREFIX.sub("", titles[directory]))}
+                names |= {normalize_words(titles[directory]), normalize_words(_TITLE_PREFIX.sub("", titles[directory]))}
             self.folders.append(Folder(path=directory + "/", depth=directory.count("/") + 1, number=number,
                                        name=segment.lower(), names=frozenset(n for n in names if n),
                                        parent_name=posixpath.basename(posixpath.dirname(directory)).lower()))
@@ -87,13 +88,13 @@ class FolderIndex:
         """Path prefixes (ending in ``/``) of the folders ``question`` names, deepest only; may be
         empty. Dictionary lookups only, so the cost grows with the question, not the course."""
         found: set[str] = set()
-        quoted = [_normalize(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(question)]
-        quoted += [_normalize(m.group(1)) for m in _THE_X_LESSON.finditer(question)]
+        quoted = [normalize_words(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(question)]
+        quoted += [normalize_words(m.group(1)) for m in _THE_X_LESSON.finditer(question)]
         for span in quoted:
             matches = self._by_name.get(span, ())
             if len(matches) <= MAX_NUMBERED:  # a name shared by many folders (``nightlight``) is ambiguous
                 found.update(matches)
-        words = _normalize(question).split()
+        words = normalize_words(question).split()
         for n in range(MIN_TITLE_WORDS, min(len(words), self._longest_title) + 1):
             for i in range(len(words) - n + 1):
                 found.update(self._by_title.get(" ".join(words[i:i + n]), ()))

@@ -16,7 +16,7 @@ from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
 from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
-from .folders import FolderIndex
+from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .gate import has_strong_evidence, outside_embedding_languages, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
@@ -66,7 +66,8 @@ class Retrieval:
 
     ``best_similarity`` is the highest cosine similarity of the semantic leg (None when it
     did not run); ``exact_matches`` counts chunks found by exact-identifier phrase search;
-    ``unknown_names`` are names in the question the course never mentions (app/retrieval/gate.py).
+    ``unknown_names`` are names in the question the course never mentions (app/retrieval/gate.py);
+    ``empty_guides`` are paths of guides the question names by title that have no text.
     """
 
     query: str
@@ -77,6 +78,7 @@ class Retrieval:
     best_similarity: float | None = None
     exact_matches: int = 0
     unknown_names: tuple[str, ...] = ()
+    empty_guides: tuple[str, ...] = ()
 
 
 def retrieval_query(question: str, history: list[dict] | None) -> str:
@@ -116,6 +118,7 @@ class Retriever:
         self.embedder = embedder
         self._folder_index: FolderIndex | None = None
         self._titles: dict[str, str] | None = None
+        self._empty: list[tuple[str, str]] | None = None
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -201,12 +204,26 @@ class Retriever:
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
         has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
-        if not has_evidence and not names and outside_embedding_languages(question):
+        empty = self._empty_guides_named(question)
+        if empty:  # the guide the question names is there, but has nothing to answer from
+            has_evidence = False
+        elif not has_evidence and not names and outside_embedding_languages(question):
             # The English embedding model cannot judge this question: judge it lexically.
             has_evidence = self._best_coverage(query, lexical_ids, known_only=True) >= MIN_LEXICAL_COVERAGE
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
-                         unknown_names=tuple(names))
+                         unknown_names=tuple(names), empty_guides=empty)
+
+    def _empty_guides_named(self, question: str) -> tuple[str, ...]:
+        """Paths of the guides without chunks (say, only front matter) whose title, of at least
+        MIN_TITLE_WORDS words, the question contains (ignoring case and punctuation)."""
+        if self._empty is None:
+            self._empty = [(path, f" {normalize_words(title)} ") for path, title in self.bundle.empty_sources()
+                           if len(normalize_words(title).split()) >= MIN_TITLE_WORDS]
+        if not self._empty:
+            return ()
+        text = f" {normalize_words(question)} "
+        return tuple(path for path, title in self._empty if title in text)
 
     @property
     def folder_index(self) -> FolderIndex:
