@@ -238,6 +238,7 @@ def _tampered(bundle_path: Path, tmp_path: Path, sql: str) -> Path:
     ("UPDATE chunks SET indexed_text = indexed_text || ' tampered' WHERE id = 1", "sha256 differs"),
     ("UPDATE chunks SET text = 'other words' WHERE id = 1", "differ from their span"),
     ("UPDATE assets SET data = X'00'", "images have bytes"),
+    ("UPDATE vector_blocks SET data = zeroblob(length(data))", "differs from chunk_vectors"),
 ])
 def test_inspect_finds_tampering(bundle_path, tmp_path, capsys, sql, problem):
     copy = _tampered(bundle_path, tmp_path, sql)
@@ -365,3 +366,14 @@ def test_frozen_app_prefers_a_bundle_and_models_beside_the_executable(tmp_path, 
     assert config.models_dir() == app_folder.resolve() / "models"
     monkeypatch.setenv("LANTERN_BUNDLE", str(tmp_path / "env.sqlite"))
     assert config.default_bundle() == tmp_path / "env.sqlite"
+
+
+def test_vectors_read_from_blocks_equal_the_vec0_rows_and_old_bundles_still_open(bundle_path, tmp_path):
+    import numpy as np
+
+    from app.bundle.reader import BundleReader
+
+    blocks = BundleReader(bundle_path).vector_matrix
+    old = BundleReader(_tampered(bundle_path, tmp_path, "DROP TABLE vector_blocks")).vector_matrix
+    assert blocks.shape == old.shape and blocks.shape[0] > 0 and np.array_equal(blocks, old)
+    assert np.allclose(np.linalg.norm(blocks, axis=1), 1.0, atol=1e-5)

@@ -33,7 +33,7 @@ from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
 from ..retrieval.lexical import build_index, index_params
 from .plan import CoursePlan, Progress, corpus_version, plan_course
-from .schema import SCHEMA_VERSION, connect, create_tables
+from .schema import SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, create_tables
 
 __all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors"]
 
@@ -150,6 +150,19 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                        warnings=plan.warnings, notes=notes)
 
 
+def _write_vector_blocks(conn, count: int, dim: int) -> None:
+    """Copy ``chunk_vectors`` into ``vector_blocks`` (schema.py): ``float32`` blocks of
+    VECTOR_BLOCK_ROWS rows, chunk ids 1..``count``."""
+    with conn:
+        for first in range(1, count + 1, VECTOR_BLOCK_ROWS):
+            rows = min(VECTOR_BLOCK_ROWS, count - first + 1)
+            block = np.zeros((rows, dim), dtype=np.float32)
+            for rowid, blob in conn.execute("SELECT rowid, embedding FROM chunk_vectors WHERE rowid BETWEEN ? AND ?",
+                                            (first, first + rows - 1)):
+                block[int(rowid) - first] = np.frombuffer(blob, dtype=np.float32)
+            conn.execute("INSERT INTO vector_blocks VALUES (?, ?, ?)", (first, rows, block.tobytes()))
+
+
 def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
            globs: dict, notify: Progress) -> int:
     """Write every table of the bundle to ``tmp``; returns how many chunks were embedded."""
@@ -204,6 +217,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
             notify("embed_chars", done_chars, total_chars)
             notify("embed", done, len(todo))
 
+        _write_vector_blocks(conn, len(chunks), embedder.dim)
         notify("index", 0, 1)
         files = build_index(texts)
         meta = {

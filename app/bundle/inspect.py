@@ -7,7 +7,9 @@ Integrity checks, all read-only:
 - the counts recorded in ``meta`` equal the table counts;
 - for a sample of chunks: the sha256 of the indexed text equals the stored digest and
   the chunk text equals its character span of the stored guide text;
-- for a sample of images: the sha256 of the stored bytes equals the stored digest.
+- for a sample of images: the sha256 of the stored bytes equals the stored digest;
+- for the same sample of chunks: the vector the app searches (``vector_blocks``, when the
+  bundle has it) equals the one stored in ``chunk_vectors``.
 """
 
 from __future__ import annotations
@@ -121,6 +123,16 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integ
                         "from the stored digest")
     if bad_span:
         problems.append(f"{bad_span} of {len(picked)} sampled chunks differ from their span of the guide text")
+    if q("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'"):
+        matrix = bundle.vector_matrix
+        bad_vectors = 0
+        for chunk_id in picked:
+            stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
+            if not stored or chunk_id > matrix.shape[0] or matrix[chunk_id - 1].tobytes() != bytes(stored[0][0]):
+                bad_vectors += 1
+        if bad_vectors:
+            problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in vector_blocks that "
+                            "differs from chunk_vectors")
     asset_paths = _sample([r[0] for r in q("SELECT path FROM assets ORDER BY path")], sample)
     bad_assets = [p for p in asset_paths
                   if hashlib.sha256(bytes(q("SELECT data FROM assets WHERE path = ?", (p,))[0][0])).hexdigest()

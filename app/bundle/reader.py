@@ -194,12 +194,20 @@ class BundleReader:
     @cached_property
     def vector_matrix(self) -> np.ndarray:
         """Every stored embedding as one ``(max chunk id, dim) float32`` matrix, row ``id - 1``
-        (rows of ids without a vector are zero). Read from ``chunk_vectors`` on first use and
-        kept in memory: exact dot-product search over it measured faster here than ``vec0``
+        (rows of ids without a vector are zero). Read on first use from ``vector_blocks`` (a few
+        large reads; ``chunk_vectors`` row by row in older bundles) and kept in memory: exact dot-product search over it measured faster here than ``vec0``
         KNN and much faster than ``vec0`` point lookups (docs/retrieval.md)."""
-        rows = self._query("SELECT rowid, embedding FROM chunk_vectors")
+        dim = self.embedding_dim
+        if self._query("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'"):
+            blocks = self._query("SELECT first_id, count, data FROM vector_blocks ORDER BY first_id")
+            size = max((int(first) + int(count) - 1 for first, count, _ in blocks), default=0)
+            matrix = np.zeros((size, dim), dtype=np.float32)
+            for first, count, data in blocks:
+                matrix[int(first) - 1:int(first) - 1 + int(count)] = np.frombuffer(data, dtype=np.float32).reshape(-1, dim)
+            return matrix
+        rows = self._query("SELECT rowid, embedding FROM chunk_vectors")  # a bundle from before vector_blocks
         size = max((int(r[0]) for r in rows), default=0)
-        matrix = np.zeros((size, self.embedding_dim), dtype=np.float32)
+        matrix = np.zeros((size, dim), dtype=np.float32)
         for rowid, blob in rows:
             matrix[int(rowid) - 1] = np.frombuffer(blob, dtype=np.float32)
         return matrix

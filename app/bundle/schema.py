@@ -11,7 +11,11 @@ Tables (DESIGN.md, "The corpus bundle"):
 - ``chunks_fts``: FTS5 over (heading path, text), rowid = chunk id;
 - ``chunk_vectors``: sqlite-vec ``vec0`` of ``float[dim]`` embeddings, cosine distance;
 - ``assets``: images the guides reference (path, MIME type, bytes);
-- ``lexical_index``: the serialized bm25s index files.
+- ``lexical_index``: the serialized bm25s index files;
+- ``vector_blocks``: the same embeddings as ``chunk_vectors``, as contiguous ``float32``
+  row-major blocks of :data:`VECTOR_BLOCK_ROWS` chunks (row ``id - first_id``; zeros for ids
+  without a vector), so the app reads every vector in a few large reads at start-up
+  instead of one row at a time. Optional: bundles written before it have only ``chunk_vectors``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ import apsw
 import sqlite_vec
 
 SCHEMA_VERSION = 1
+#: Chunks per ``vector_blocks`` row: 8,192 x 384 float32 = 12.6 MB, well under SQLite's 1 GB
+#: default blob limit, whatever the course size.
+VECTOR_BLOCK_ROWS = 8192
 
 
 def connect(path: str, *, read_only: bool) -> apsw.Connection:
@@ -61,6 +68,7 @@ def create_tables(conn: apsw.Connection, dim: int) -> None:
         CREATE VIRTUAL TABLE chunk_vectors USING vec0(embedding float[{int(dim)}] distance_metric=cosine);
         CREATE TABLE assets (path TEXT PRIMARY KEY, mime TEXT NOT NULL, sha256 TEXT NOT NULL, data BLOB NOT NULL);
         CREATE TABLE lexical_index (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+        CREATE TABLE vector_blocks (first_id INTEGER PRIMARY KEY, count INTEGER NOT NULL, data BLOB NOT NULL);
     """)
 
 
