@@ -1,8 +1,9 @@
 """Compare fusion methods (and their parameters) with the evaluation harness.
 
 Loads the embedder once, runs every question file's hybrid ranking per fusion setting,
-and prints Hit@1 / Hit@6 / MRR@10 / nDCG@10 by expected source, MRR@10 by expected section,
-and MRR@10 per class.
+and prints Hit@1 / Hit@6 / MRR@10 / nDCG@10 / Hit@sent by expected source, MRR@10 by expected
+section, and MRR@10 and Hit@6 per class. Settings other than the fusion method apply to every
+row (source crowding, for one, is on unless a row turns it off).
 Markdown tables, ready for docs/retrieval.md.
 
 usage: python benchmarks/fusion_compare.py BUNDLE QUESTIONS.jsonl [BUNDLE QUESTIONS.jsonl ...]
@@ -35,6 +36,12 @@ SETTINGS = [
     ("additive c=20", "additive", {"ADDITIVE_C": 20.0}),
     ("additive c=40", "additive", {"ADDITIVE_C": 40.0}),
     ("additive c=20 + heading 3", "additive", {"ADDITIVE_C": 20.0, "ADDITIVE_HEADING": 3.0}),
+    # Ablations of the default (weighted 0.7/0.3): adaptive lexical weight, source crowding.
+    ("weighted 0.7/0.3, adaptive off", "weighted", {"ADAPTIVE_COVERAGE": 0.0}),
+    ("weighted 0.7/0.3, crowding off", "weighted", {"PER_SOURCE": 0}),
+    ("weighted 0.7/0.3, both off", "weighted", {"ADAPTIVE_COVERAGE": 0.0, "PER_SOURCE": 0}),
+    ("weighted 0.7/0.3, 1 chunk per guide", "weighted", {"PER_SOURCE": 1}),
+    ("weighted 0.7/0.3, 3 chunks per guide", "weighted", {"PER_SOURCE": 3}),
 ]
 
 
@@ -63,14 +70,15 @@ def main(argv: list[str]) -> int:
             source = doc["ranking"]["hybrid"]["source"]
             classes = classes or list(source["by_class"])
             rows.append((name, source, doc["ranking"]["hybrid"]["section"]["overall"]))
-        print("| fusion | all: Hit@1 | Hit@6 | MRR@10 | nDCG@10 | section MRR@10 | "
-              + " | ".join(f"{c} MRR" for c in classes) + " |")
-        print("|---" * (6 + len(classes)) + "|")
+        print("| fusion | all: Hit@1 | Hit@6 | MRR@10 | nDCG@10 | Hit@sent | section MRR@10 | "
+              + " | ".join(f"{c} MRR / Hit@6" for c in classes) + " |")
+        print("|---" * (7 + len(classes)) + "|")
         for name, source, section in rows:
             o = source["overall"]
             print(f"| {name} | {o['hit@1']:.3f} | {o['hit@6']:.3f} | {o['mrr@10']:.3f} | {o['ndcg@10']:.3f} | "
-                  f"{section.get('mrr@10', float('nan')):.3f} | "
-                  + " | ".join(f"{source['by_class'][c]['mrr@10']:.3f}" for c in classes) + " |")
+                  f"{o['hit@sent']:.3f} | {section.get('mrr@10', float('nan')):.3f} | "
+                  + " | ".join(f"{source['by_class'][c]['mrr@10']:.3f} / {source['by_class'][c]['hit@6']:.2f}"
+                               for c in classes) + " |")
     return 0
 
 

@@ -69,12 +69,12 @@ def test_iot_ranking_floors(iot_report):
     overall, by_class = hybrid["overall"], hybrid["by_class"]
     assert overall["n"] == 46
     assert overall["hit@6"] >= 0.95, overall        # reached 0.978 (45/46)
-    assert overall["mrr@10"] >= 0.83, overall       # reached 0.860
-    assert overall["hit@sent"] >= 0.91, overall     # reached 0.935
+    assert overall["mrr@10"] >= 0.86, overall       # reached 0.885
+    assert overall["hit@sent"] >= 0.93, overall     # reached 0.957
     assert by_class["identifier"]["hit@1"] >= 0.90  # reached 1.0 (12/12); target 0.90
     assert by_class["paraphrase"]["hit@6"] >= 0.86  # reached 0.933 (14/15)
     assert by_class["follow-up"]["hit@6"] >= 0.83   # reached 1.0
-    assert iot_report["ranking"]["hybrid"]["section"]["overall"]["mrr@10"] >= 0.75  # reached 0.790
+    assert iot_report["ranking"]["hybrid"]["section"]["overall"]["mrr@10"] >= 0.78  # reached 0.815
 
 
 def test_iot_hybrid_beats_each_leg_on_mrr(iot_report):
