@@ -57,6 +57,7 @@ def test_no_evidence_says_not_covered_without_asking_the_model(bundle, fake_embe
     assert answer.state == "not-covered"
     assert answer.citations == ()
     assert llm.calls == []
+    assert "never mention “Kubernetes”" in answer.text  # says why: a name the guides never use
 
 
 @pytest.mark.parametrize("question,state", [

@@ -29,6 +29,18 @@ MAX_QUESTION_CHARS = 2000
 MIN_SUPPORT = 0.6
 
 NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
+
+
+def not_covered_text(retrieval) -> str:
+    """The not-covered reply, saying why when the gate knows: names the guides never mention,
+    or a guide the question names that has no text."""
+    if retrieval.empty_guides:
+        return (f"The guide {retrieval.empty_guides[0]} has no text yet, so the guides don't cover this. "
+                "The nearest sections are listed below.")
+    if retrieval.unknown_names:
+        names = ", ".join(f"“{n}”" for n in retrieval.unknown_names[:3])
+        return f"The guides don't cover this: they never mention {names}. The nearest sections are listed below."
+    return NOT_COVERED_TEXT
 OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about the course guides, "
                   "so I'll leave it there; ask me anything about the lessons.")
 INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
@@ -110,7 +122,7 @@ class Assistant:
         timings = dict(retrieval.timings_ms)
         if not retrieval.has_evidence or not retrieval.hits:
             nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
-            return done("not-covered", NOT_COVERED_TEXT, nearest, (), timings)
+            return done("not-covered", not_covered_text(retrieval), nearest, (), timings)
 
         passages = self.select_passages(retrieval.hits, retrieval.query)
         if self.llm is not None:
