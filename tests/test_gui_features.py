@@ -363,3 +363,19 @@ def test_highlight_runs_skip_images_and_their_blank_ends():
     assert _runs_without_images(0, "abc") == [(0, 3)]
     assert _runs_without_images(0, " \ufffc ") == []
     assert _runs_without_images(0, "a\ufdd0b\ufdd0c") == [(0, 1), (2, 3), (4, 5)]
+
+
+def test_guide_search_shows_other_guides_before_a_fourth_match_of_one(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import SEARCH_PER_GUIDE, BundleReader
+
+    course = tmp_path / "course"
+    course.mkdir()
+    long_guide = "# Sensors\n\n" + "".join(f"## Sensor part {i}\n\nThe sensor reading {i} of the sensor is logged.\n\n" for i in range(8))
+    (course / "long.md").write_text(long_guide, encoding="utf-8")
+    (course / "short.md").write_text("# Wiring\n\nConnect the red wire to 3V3, the black wire to GND and the yellow wire, which "
+                                     "carries the data of the sensor, to pin 4 of the board.\n", encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    sources = [m.source for m in BundleReader(tmp_path / "b.sqlite").search_guides("sensor")]
+    assert sources.count("long.md") == 8 and "short.md" in sources
+    assert sources.index("short.md") <= SEARCH_PER_GUIDE

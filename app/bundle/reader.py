@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..records import Heading
+from ..retrieval.fusion import diversify_sources
 from .schema import SCHEMA_VERSION, connect, quote_fts
 
 _REQUIRED_TABLES = {"meta", "sources", "headings", "chunks", "chunks_fts", "chunk_vectors", "assets", "lexical_index"}
@@ -58,6 +59,8 @@ class GuideMatch:
 MATCH_START, MATCH_END = "\x02", "\x03"
 #: Tokens of context FTS5 ``snippet()`` keeps around the matches (its maximum is 64).
 SNIPPET_TOKENS = 18
+#: Guide search: matches of one guide shown before every other guide's (see ``search_guides``).
+SEARCH_PER_GUIDE = 3
 
 
 def guide_search_query(text: str) -> tuple[str, str]:
@@ -171,6 +174,8 @@ class BundleReader:
         """Chunks matching every word of ``text`` as a prefix (FTS5 over heading path and text),
         best BM25 first, at most ``limit``; when no chunk has every word, chunks with any word.
 
+        One guide's matches beyond its best SEARCH_PER_GUIDE come after the other guides'
+        (source crowding, as in retrieval), so one long guide cannot fill the list.
         Fast enough for a search box (an indexed query, a few ms on a course of hundreds of
         chunks); needs neither the embedding model nor the LLM.
         """
@@ -183,11 +188,12 @@ class BundleReader:
                "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?")
         for query in (every, any_) if any_ != every else (every,):
             try:
-                rows = self._query(sql, (query, int(limit)))
+                rows = self._query(sql, (query, int(limit) * 3))
             except apsw.SQLError:  # defensive: quoting should make every query valid
                 return []
             if rows:
-                return [GuideMatch(r[0], r[1], r[2], r[3], r[4], _clean_snippet(r[5])) for r in rows]
+                ranked = diversify_sources([(r, 0.0) for r in rows], lambda row: row[1], SEARCH_PER_GUIDE)
+                return [GuideMatch(r[0], r[1], r[2], r[3], r[4], _clean_snippet(r[5])) for r, _ in ranked[:limit]]
         return []
 
     # --- semantic ---------------------------------------------------------------------
