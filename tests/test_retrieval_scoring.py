@@ -214,3 +214,30 @@ def test_a_question_naming_a_guide_with_no_text_is_not_covered(tmp_path, fake_em
     assert named.hits and named.hits[0].source == "probe.md"  # the nearest sections are still listed
     other = retriever.search("How often should I wipe the soil probe sensor each month?")
     assert other.has_evidence and other.empty_guides == ()
+
+
+def test_a_link_only_section_brings_the_guide_it_links_to(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+    from app.retrieval.links import link_only_target
+
+    known = {"lesson/README.md", "lesson/assignment.md"}
+    assert link_only_target("## Assignment\n\n[Build a lamp](assignment.md)\n", "lesson/README.md", known) \
+        == "lesson/assignment.md"
+    assert link_only_target("[Docs](https://example.org/a.md)", "lesson/README.md", known) is None
+    assert link_only_target("Read [this](assignment.md) and [that](README.md).", "lesson/README.md", known) is None
+    assert link_only_target("A paragraph of real prose that explains the wiring, with [a link](assignment.md).",
+                            "lesson/README.md", known) is None
+    course = tmp_path / "course"
+    (course / "lesson").mkdir(parents=True)
+    (course / "lesson" / "README.md").write_text(
+        "# Night lamp\n\nWire an LED to pin 5 and switch it on when the room gets dark.\n\n"
+        "## Assignment\n\n[Build a lamp](assignment.md)\n", encoding="utf-8")
+    (course / "lesson" / "assignment.md").write_text(
+        "# Build a lamp\n\nMake the lamp fade in slowly using PWM instead of switching on at once.\n",
+        encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    hits = Retriever(BundleReader(tmp_path / "b.sqlite"), fake_embedder).search("What is the assignment?").hits
+    first = [(h.source, h.heading) for h in hits[:2]]
+    assert first == [("lesson/README.md", "Night lamp › Assignment"), ("lesson/assignment.md", "Build a lamp")]
+    assert hits[1].score == hits[0].score

@@ -268,6 +268,12 @@ class BundleReader:
                            "ORDER BY c.id", params)
         return [int(r[0]) for r in rows]
 
+    @cached_property
+    def first_chunks(self) -> dict[str, int]:
+        """``{guide path: id of its first chunk}`` for every guide with chunks; read once."""
+        return {r[0]: int(r[1]) for r in self._query(
+            "SELECT s.path, min(c.id) FROM chunks c JOIN sources s ON s.id = c.source_id GROUP BY s.path")}
+
     def empty_sources(self) -> list[tuple[str, str]]:
         """``(path, title)`` of every guide in the bundle that has no chunk (e.g. only front matter)."""
         return [(r[0], r[1]) for r in self._query(

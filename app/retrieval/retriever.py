@@ -20,6 +20,7 @@ from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .gate import has_strong_evidence, outside_embedding_languages, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
+from .links import link_only_target
 from .tokenize import query_words
 
 LEXICAL_CANDIDATES = 40
@@ -194,6 +195,8 @@ class Retriever:
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
         rows = self.bundle.chunks([cid for cid, _ in fused])
+        fused = self._follow_links(fused, rows, k)
+        rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
         exact = set(exact_ids)
@@ -220,6 +223,24 @@ class Retriever:
         return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
                          unknown_names=tuple(names), empty_guides=empty)
+
+    def _follow_links(self, fused: list[tuple[int, float]], rows: dict, k: int) -> list[tuple[int, float]]:
+        """Place the first chunk of the guide a link-only section points to (app/retrieval/links.py)
+        right after that section, with its score; at most ``k`` hits."""
+        first = self.bundle.first_chunks
+        out: list[tuple[int, float]] = []
+        placed: set[int] = set()
+        for cid, score in fused:
+            if cid in placed:
+                continue
+            out.append((cid, score))
+            placed.add(cid)
+            row = rows.get(cid)
+            target = link_only_target(row.text, row.source, first.keys()) if row is not None else None
+            if target is not None and first[target] not in placed:
+                out.append((first[target], score))
+                placed.add(first[target])
+        return out[:k]
 
     def _empty_guides_named(self, question: str) -> tuple[str, ...]:
         """Paths of the guides without chunks (say, only front matter) whose title, of at least

@@ -1,0 +1,37 @@
+"""Sections that only point to another guide.
+
+Course folders often hold a README section whose whole body is a link to another guide,
+e.g. IoT for Beginners' "## Assignment" sections: ``[Investigate other GPS data](assignment.md)``.
+For a question about it ("What's the assignment for the 'Location tracking' lesson?") the
+link-only section ranks first, yet the answer is in the guide it links to. The retriever
+therefore places the linked guide's first chunk right after such a section, with the same
+score (``Retriever.search``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Collection
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: At most this many characters of other text (letters and digits) may surround the link.
+MAX_OTHER_CHARS = 40
+
+
+def link_only_target(text: str, source: str, known: Collection[str]) -> str | None:
+    """The course path ``text`` (a chunk of guide ``source``) links to when the link is all it
+    says: one relative Markdown link to a guide in ``known`` and at most MAX_OTHER_CHARS
+    letters and digits of other text. ``None`` otherwise (web links, several links, prose)."""
+    links = [m for m in _LINK.finditer(text) if not m.group(0).startswith("!")]
+    if len(links) != 1:
+        return None
+    target = links[0].group(2).split("#", 1)[0]
+    if not target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("/"):
+        return None
+    other = _LINK.sub(" ", text)
+    other = re.sub(r"^#{1,6}\s.*$", " ", other, flags=re.MULTILINE)  # the section's own heading line
+    if len(re.sub(r"\W", "", other)) > MAX_OTHER_CHARS:
+        return None
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    return path if path in known and path != source else None
