@@ -13,7 +13,7 @@ from .runner import RANK_DEPTH, QuestionResult
 HIT_KS = (1, 3, 6)
 STAGES = ("embed", "semantic", "lexical", "exact", "folders", "fusion", "total")
 #: Thresholds the gate sweep reports precision/recall for (cosine similarity).
-SWEEP = tuple(round(0.25 + 0.025 * i, 3) for i in range(15))
+SWEEP = tuple(round(0.15 + 0.025 * i, 3) for i in range(19))
 
 
 def _ranking_row(items: list[tuple[list[bool], list[float], int, bool | None]]) -> dict:
