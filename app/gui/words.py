@@ -9,7 +9,7 @@ from __future__ import annotations
 STATE_WORDS = {
     "answered": "Answered from the guides. Click a number to open the cited section.",
     "extractive": "The model's answer couldn't be checked against the guides, so here are the most relevant passages.",
-    "not-covered": "The guides don't cover this; the nearest sections are listed below.",
+    "not-covered": "Not covered by the guides. The sources below are the closest sections; click one to open it.",
     "declined-off-topic": "Declined: that request isn't about this course.",
     "declined-injection": "Declined: Lantern only answers questions about the course guides.",
 }
