@@ -107,3 +107,28 @@ def test_a_bundle_indexed_with_another_tokenizer_is_refused(bundle_path):
     conn.close()
     with pytest.raises(BundleError, match="tokenizer version 999"):
         BundleReader(bundle_path)
+
+
+def test_large_bundles_search_sign_codes_then_rescore_exactly(bundle_path, monkeypatch):
+    """Above APPROX_KNN_MIN chunks, KNN scans 1-bit codes and rescores the likeliest exactly:
+    the nearest neighbours of a perturbed stored vector are found, with exact distances."""
+    import numpy as np
+
+    from app.bundle import reader as reader_module
+
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((6000, 72)).astype(np.float32)  # 72 dims: codes need padding
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    bundle = reader_module.BundleReader(bundle_path)
+    bundle.__dict__["vector_matrix"] = matrix
+    query = matrix[4321] + 0.05 * rng.standard_normal(72).astype(np.float32)
+    query /= np.linalg.norm(query)
+    exact = bundle.knn(query, 10)  # 6,000 < APPROX_KNN_MIN: exact
+    monkeypatch.setattr(reader_module, "APPROX_KNN_MIN", 1000)
+    monkeypatch.setattr(reader_module, "BINARY_RESCORE", 600)
+    approx = bundle.knn(query, 10)
+    assert "sign_codes" in bundle.__dict__ and bundle.sign_codes.shape == (2, 6000)  # the binary path ran
+    assert approx[0][0] == exact[0][0] == 4322  # ids are row + 1
+    assert len({i for i, _ in approx} & {i for i, _ in exact}) >= 8
+    assert all(abs(d - (1 - float(matrix[i - 1] @ query))) < 1e-5 for i, d in approx)
+    assert [d for _, d in approx] == sorted(d for _, d in approx)
