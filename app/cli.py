@@ -30,7 +30,7 @@ EXAMPLES = """examples:
   lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
   lantern inspect corpus_bundle/esp32-starter.sqlite
   lantern --self-test
-  lantern eval --bundle corpus_bundle/esp32-starter.sqlite courses/esp32-starter.eval.jsonl
+  lantern eval --bundle corpus_bundle/esp32-starter.sqlite tests/data/esp32-starter.eval.jsonl
 """
 
 
@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
                         "through retrieval and report Hit@k, MRR@10, nDCG@10 and Hit@sent per class for the "
                         "hybrid ranking and each leg alone, the evidence gate's decisions, and latency per stage.",
                         epilog="example:\n  lantern eval --bundle corpus_bundle/esp32-starter.sqlite "
-                        "courses/esp32-starter.eval.jsonl --json",
+                        "tests/data/esp32-starter.eval.jsonl --json",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("questions", type=Path, help="question file (.jsonl)")
     ev.add_argument("--bundle", type=Path, help="course bundle (default: the settings file's, or corpus_bundle/)")
