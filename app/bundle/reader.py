@@ -229,11 +229,7 @@ class BundleReader:
         ``(ceil(dim / 64), max chunk id) uint64`` array, word-major so a scan reads each word
         row contiguously; computed from :attr:`vector_matrix` on first use (165 ms for
         107,864 x 384 here)."""
-        bits = self.vector_matrix > 0
-        pad = (-bits.shape[1]) % 64
-        if pad:
-            bits = np.pad(bits, ((0, 0), (0, pad)))
-        return np.ascontiguousarray(np.packbits(bits, axis=1).view(np.uint64).T)
+        return np.ascontiguousarray(_sign_code(self.vector_matrix).T)
 
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """``k`` nearest chunks to a ``(dim,) float32`` unit vector: ``(chunk id, cosine distance)``,
@@ -258,9 +254,7 @@ class BundleReader:
             top = top[np.lexsort((top, -similarity[top]))]
             return [(int(i) + 1, float(1.0 - similarity[i])) for i in top]
         codes = self.sign_codes
-        bits = vector > 0
-        pad = (-bits.shape[0]) % 64
-        query = np.packbits(np.pad(bits, (0, pad)) if pad else bits).view(np.uint64)
+        query = _sign_code(vector)
         hamming = np.bitwise_count(codes[0] ^ query[0]).astype(np.uint16)
         for word in range(1, codes.shape[0]):
             hamming += np.bitwise_count(codes[word] ^ query[word])
@@ -349,6 +343,16 @@ class BundleReader:
 
     def chunker_settings(self) -> dict:
         return json.loads(self.meta.get("chunker", "{}"))
+
+
+def _sign_code(values: np.ndarray) -> np.ndarray:
+    """1-bit codes along the last axis (bit set where the value is positive), zero-padded to a
+    multiple of 64 bits: ``(..., dim) float32`` -> ``(..., ceil(dim / 64)) uint64``."""
+    bits = values > 0
+    pad = (-bits.shape[-1]) % 64
+    if pad:
+        bits = np.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
+    return np.packbits(bits, axis=-1).view(np.uint64)
 
 
 def _clean_snippet(snippet: str) -> str:
