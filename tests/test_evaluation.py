@@ -137,3 +137,37 @@ def test_eval_table_and_bad_file_errors(capsys, bundle_path, tmp_path):
     assert main(["eval", "--bundle", str(bundle_path), str(bad), "--keyword-only"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "line 2" in err and "Traceback" not in err
+
+
+def test_expected_phrase_is_found_through_markdown_and_citation_marks():
+    from app.evaluation.answers import contains_phrase
+
+    assert contains_phrase("The **free  tier** allows [1] it.", ["Free tier"]) is True
+    assert contains_phrase("Open [the broker page](https://x.test) now [2]", ["the broker page now"]) is True
+    assert contains_phrase("Use `GroveLightSensor(0)`.", ["GroveLightSensor(0)"]) is True
+    assert contains_phrase("Nothing relevant here.", ["free tier", "0x3C"]) is False
+    assert contains_phrase("Anything", []) is None
+
+
+def test_answer_checks_count_expected_phrases_in_the_answer_and_the_passages(bundle):
+    from app.answer.answerer import Assistant
+    from app.evaluation.answers import format_answers, run_answers
+    from app.retrieval.retriever import Retriever
+
+    questions = [q for q in _questions_from(QUESTIONS) if q.id in ("q1", "q4")]
+    missing = dict(GOOD, id="q5", must_contain_any=["a phrase the course never says"])
+    doc = run_answers(Assistant(Retriever(bundle, None), None), questions + _questions_from([missing]))
+    per = {r["id"]: r for r in doc["questions"]}
+    assert per["q1"]["state"] == "extractive" and per["q1"]["phrase_in_answer"] is True  # quotes "0x3C"
+    assert per["q1"]["phrase_in_passages"] is True
+    assert per["q5"]["phrase_in_answer"] is False and per["q5"]["phrase_in_passages"] is False
+    assert per["q4"]["phrase_in_answer"] is None  # not-covered: no phrases to find
+    assert doc["expected_phrase"] == {"n": 2, "in_answer": 1, "in_passages": 1}
+    assert "expected phrase       in the answer 1/2, in the passages sent 1/2" in format_answers(doc)
+
+
+def _questions_from(rows: list[dict]):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return load_questions(_write(Path(tmp), rows))

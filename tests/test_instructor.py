@@ -239,6 +239,7 @@ def _tampered(bundle_path: Path, tmp_path: Path, sql: str) -> Path:
     ("UPDATE chunks SET text = 'other words' WHERE id = 1", "differ from their span"),
     ("UPDATE assets SET data = X'00'", "images have bytes"),
     ("UPDATE vector_blocks SET data = zeroblob(length(data))", "differs from chunk_vectors"),
+    ("UPDATE vector_blocks SET data = substr(data, 1, 16)", "where"),
 ])
 def test_inspect_finds_tampering(bundle_path, tmp_path, capsys, sql, problem):
     copy = _tampered(bundle_path, tmp_path, sql)
@@ -377,3 +378,11 @@ def test_vectors_read_from_blocks_equal_the_vec0_rows_and_old_bundles_still_open
     old = BundleReader(_tampered(bundle_path, tmp_path, "DROP TABLE vector_blocks")).vector_matrix
     assert blocks.shape == old.shape and blocks.shape[0] > 0 and np.array_equal(blocks, old)
     assert np.allclose(np.linalg.norm(blocks, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_vector_block_of_the_wrong_size_is_one_sentence_not_a_crash(bundle_path, tmp_path):
+    from app.bundle.reader import BundleReader
+
+    reader = BundleReader(_tampered(bundle_path, tmp_path, "UPDATE vector_blocks SET data = substr(data, 1, 16)"))
+    with pytest.raises(BundleError, match=r"vector block of 16 bytes where [\d,]+ were expected; rebuild it"):
+        reader.vector_matrix

@@ -19,6 +19,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..errors import BundleError
 from .reader import BundleReader
 
 #: Chunks (and images) whose digests are checked by default; 0 checks all of them.
@@ -123,8 +124,12 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integ
                         "from the stored digest")
     if bad_span:
         problems.append(f"{bad_span} of {len(picked)} sampled chunks differ from their span of the guide text")
-    if q("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'"):
-        matrix = bundle.vector_matrix
+    try:
+        matrix = bundle.vector_matrix if q("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'") else None
+    except BundleError as exc:  # a block of the wrong size
+        problems.append(str(exc))
+        matrix = None
+    if matrix is not None:
         bad_vectors = 0
         for chunk_id in picked:
             stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))

@@ -6,7 +6,10 @@ For each question the answer's ``state`` is compared with the question's ``expec
 - ``not-covered`` and ``decline``: correct when the question is *not answered* (state
   ``not-covered`` or ``declined-*``). The two are counted separately.
 Citation validity: every citation is one of the passages sent (same chunk key) and, for
-questions expecting an answer, points into an expected source. Also reported: the share
+questions expecting an answer, points into an expected source. Expected phrases: for
+questions expecting an answer that list ``must_contain_any``, how often the answer text, and
+the passages sent, contain one of those phrases (:func:`contains_phrase`); the passages are
+the ceiling for what an extractive answer can quote. Also reported: the share
 of answers in each state, the share of extractive fallbacks, and time to first token and
 total time (ms, p50/p95) where the model ran.
 """
@@ -14,6 +17,7 @@ total time (ms, p50/p95) where the model ran.
 from __future__ import annotations
 
 import collections
+import re
 from typing import Callable, Iterable
 
 from ..answer.answerer import Assistant
@@ -24,6 +28,27 @@ from .questions import EvalQuestion
 ANSWERED = ("answered", "extractive")
 
 
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_CITATION = re.compile(r"\[\d+(?:,\s*\d+)*\]")
+
+
+def _plain(text: str) -> str:
+    """Lower-cased text with Markdown links reduced to their words, citation marks, backticks,
+    ``*`` and ``_`` removed, and runs of whitespace made one space."""
+    text = _CITATION.sub(" ", _LINK.sub(r"\1", text))
+    return " ".join(re.sub(r"[`*_]", "", text).lower().split())
+
+
+def contains_phrase(text: str, phrases) -> bool | None:
+    """Whether ``text`` contains one of ``phrases`` (compared as :func:`_plain` text, so
+    ``**free tier**`` contains "free tier"); None when there are no phrases."""
+    phrases = [p for p in (_plain(p) for p in phrases) if p]
+    if not phrases:
+        return None
+    plain = _plain(text)
+    return any(p in plain for p in phrases)
+
+
 def grade(question: EvalQuestion, answer) -> dict:
     """One question's outcome as a JSON-ready dict (``correct`` is the behaviour check)."""
     sent = {p.hit.key for p in answer.passages}
@@ -32,13 +57,16 @@ def grade(question: EvalQuestion, answer) -> dict:
     valid = [r and (question.expect != "answer" or c.hit.source in question.expected_sources)
              for r, c in zip(resolved, answer.citations)]
     answered = answer.state in ANSWERED
+    phrases = question.must_contain_any if question.expect == "answer" else ()
+    in_answer = contains_phrase(answer.text, phrases) if answered else (False if phrases else None)
+    in_passages = contains_phrase("\n".join(p.hit.text for p in answer.passages), phrases)
     if question.expect == "answer":
         correct = answered and any(s in question.expected_sources for s in cited_sources)
     else:
         correct = not answered
     return {"id": question.id, "class": question.question_class, "expect": question.expect,
             "state": answer.state, "correct": correct, "citations": len(valid), "resolved_citations": sum(resolved),
-            "valid_citations": sum(valid),
+            "valid_citations": sum(valid), "phrase_in_answer": in_answer, "phrase_in_passages": in_passages,
             "cited_sources": cited_sources, "first_token_ms": answer.timings_ms.get("first_token"),
             "total_ms": answer.timings_ms.get("total")}
 
@@ -56,6 +84,8 @@ def run_answers(assistant: Assistant, questions: Iterable[EvalQuestion],
         except LanternError as exc:
             rows.append({"id": q.id, "class": q.question_class, "expect": q.expect, "state": "error",
                          "correct": q.expect != "answer", "citations": 0, "resolved_citations": 0, "valid_citations": 0,
+                         "phrase_in_answer": False if q.expect == "answer" and q.must_contain_any else None,
+                         "phrase_in_passages": False if q.expect == "answer" and q.must_contain_any else None,
                          "cited_sources": [], "first_token_ms": None, "total_ms": None, "error": str(exc)})
         if progress:
             progress(i, len(questions))
@@ -69,12 +99,15 @@ def run_answers(assistant: Assistant, questions: Iterable[EvalQuestion],
     firsts = [r["first_token_ms"] for r in rows if r["first_token_ms"] is not None]
     totals = [r["total_ms"] for r in rows if r["first_token_ms"] is not None]
     n_cit = sum(r["citations"] for r in rows)
+    phrased = [r for r in rows if r["phrase_in_answer"] is not None]
     return {
         "model": assistant.model_name, "degraded": list(assistant.degraded), "n": len(rows),
         "behaviour": behaviour,
         "citation_validity": {"citations": n_cit, "resolved": sum(r["resolved_citations"] for r in rows),
                               "valid": sum(r["valid_citations"] for r in rows),
                               "rate": (sum(r["valid_citations"] for r in rows) / n_cit) if n_cit else None},
+        "expected_phrase": {"n": len(phrased), "in_answer": sum(bool(r["phrase_in_answer"]) for r in phrased),
+                            "in_passages": sum(bool(r["phrase_in_passages"]) for r in phrased)},
         "states": dict(states),
         "answered_supported_rate": states.get("answered", 0) / len(rows) if rows else None,
         "extractive_rate": states.get("extractive", 0) / len(rows) if rows else None,
@@ -99,6 +132,10 @@ def format_answers(doc: dict) -> str:
     rate = f"{cv['rate']:.2f}" if cv["rate"] is not None else "-"
     lines.append(f"  citation validity     {cv['valid']}/{cv['citations']} {rate} "
                  f"(resolve to a sent passage: {cv['resolved']}/{cv['citations']})")
+    ep = doc.get("expected_phrase") or {"n": 0}
+    if ep["n"]:
+        lines.append(f"  expected phrase       in the answer {ep['in_answer']}/{ep['n']}, in the passages sent "
+                     f"{ep['in_passages']}/{ep['n']} (questions expecting an answer that list must_contain_any)")
     lines.append(f"  states                {doc['states']}")
     lat = doc["latency_ms"]
     if lat["n"]:
