@@ -2,15 +2,17 @@
 
 Run under a display, e.g.:
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot.py --state all
-States (``--state``, default ``answer``; ``all`` takes each in turn, one window at a time):
+States (``--state``, default ``answer``; ``all`` takes each but ``conversation`` in turn, one window at a time):
 - ``answer``: one question answered with citations, the first citation open in the viewer;
+- ``conversation``: two questions asked (``--question``, then ``--follow-up``), then the first
+  reopened from "Earlier in this conversation" with its first citation open in the viewer;
 - ``search``: the Search tab with highlighted results, the first one open and marked;
 - ``viewer``: the Contents tab and a guide section with its wiring diagram and a marked passage;
 - ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
   status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
 With ``--dark`` the window uses a dark Fusion palette (to check that dark themes read well)
 and the files are named ``screenshot-<state>-dark.png``.
-Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --out-dir (default
+Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --follow-up, --out-dir (default
 docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
 kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
 state does not finish in time.
@@ -35,13 +37,16 @@ from app.gui.main_window import TAB_CONTENTS, MainWindow  # noqa: E402
 from app.gui.workers import load_assistant  # noqa: E402
 
 QUESTION = "My OLED display stays blank, what should I check?"
+FOLLOW_UP = "How do I wire the DHT11 sensor?"
 SEARCH = "oled blank"
 VIEWER_PASSAGE = "SDA GPIO 21"  # the OLED wiring section, with its diagram
-STATES = ("answer", "search", "viewer", "degraded")
+STATES = ("answer", "search", "viewer", "degraded")  # ``all``: the pictures in README.md and docs/gui.md
+EXTRA_STATES = ("conversation",)  # on request only
 SIZE = (1380, 860)
 
 
-def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float) -> int:
+def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,
+         follow_up: str = FOLLOW_UP) -> int:
     """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
     window = MainWindow(bundle, lambda report: load_assistant(bundle, None, report))
     window.resize(*SIZE)
@@ -66,15 +71,22 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
             return
         print(f"[{state}] state={answer.state} degraded={answer.degraded} "
               f"citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
+        if state == "conversation":
+            if len(window.conversation) == 1:  # ask the second question, then reopen the first
+                window.question_box.setPlainText(follow_up)
+                window.ask()
+                return
+            window.show_exchange(0)
+            answer = window.shown.answer
         first = (answer.citations or answer.passages or (None,))[0]
         if first is not None:
             window.open_citation(first.n)
             window.sources_list.setCurrentRow(first.n - 1)
-        window.answer_view.setFocus()
+        (window.earlier if state == "conversation" else window.answer_view).setFocus()
         QTimer.singleShot(500, save)
 
     def ready() -> None:
-        if state in ("answer", "degraded"):
+        if state in ("answer", "conversation", "degraded"):
             window.question_box.setPlainText(question)
             window.ask()
         elif state == "search":
@@ -119,6 +131,8 @@ def dark_palette():
                          (QPalette.PlaceholderText, "#a0a0a0"), (QPalette.ToolTipBase, "#3a3a3a"),
                          (QPalette.ToolTipText, "#e6e6e6")):
         palette.setColor(role, QColor(colour))
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
+        palette.setColor(QPalette.Disabled, role, QColor("#808080"))
     return palette
 
 
@@ -126,7 +140,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", type=Path, default=ROOT / "corpus_bundle" / "esp32-starter.sqlite")
     parser.add_argument("--question", default=QUESTION)
-    parser.add_argument("--state", choices=STATES + ("all",), default="answer")
+    parser.add_argument("--follow-up", default=FOLLOW_UP, help="the second question of --state conversation")
+    parser.add_argument("--state", choices=STATES + EXTRA_STATES + ("all",), default="answer")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     parser.add_argument("--dark", action="store_true", help="use a dark palette")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for each state")
@@ -146,7 +161,7 @@ def main() -> int:
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
             name = f"screenshot-{state}{'-dark' if args.dark else ''}.png"
-            code |= take(state, bundle, args.question, args.out_dir / name, args.timeout)
+            code |= take(state, bundle, args.question, args.out_dir / name, args.timeout, args.follow_up)
         finally:
             if saved_models is None:
                 os.environ.pop("LANTERN_MODELS_DIR", None)

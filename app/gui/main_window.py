@@ -1,8 +1,9 @@
 """The main window: ask a question, read the streamed answer, open its citations in the guide.
 
 Left, three tabs: **Ask** (a note while the models load or when a model is missing; New
-conversation / Copy answer; the answer, streamed and then rendered from Markdown with
-``[n]`` links; the answer's state in words; the numbered sources; the question box with
+conversation / Copy answer; the earlier questions of the conversation, each reopening its
+answer as it was shown, kept in memory only; the answer, streamed and then rendered from
+Markdown with ``[n]`` links; the answer's state in words; the numbered sources; the question box with
 Ask / Stop), **Contents** (the course's table of contents) and **Search** (the FTS5 guide
 search, which works without any model). Right: the guide viewer with Back / Forward. The
 status bar names the course, the corpus version and build date, the model and any degraded
@@ -10,6 +11,7 @@ state. All heavy work runs in :class:`~app.gui.workers.AssistantWorker` on its o
 
 Keyboard: Ctrl+L question, Enter asks, Tab goes from the question to the answer (then its
 citation links, Enter opens one) and the sources; Esc stops; Ctrl+N new conversation;
+Alt+E the earlier questions (Up / Down reopen the previous / next answer);
 Ctrl+F search the guides; Ctrl+T contents; Ctrl+C in the answer copies it with its sources;
 Alt+Left / Alt+Right back and forward in the viewer; Ctrl+, settings.
 """
@@ -20,21 +22,22 @@ import logging
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QUrl, Signal
 from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QFont, QKeySequence, QShortcut, QTextCursor)
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                               QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTabWidget,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
+                               QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
 
 from ..bundle.reader import BundleReader
 from ..config import Settings, settings_path
 from ..errors import LanternError
 from ..records import HEADING_SEPARATOR, Answer, Passage
 from .browse import ContentsTree, GuideSearch
+from .conversation import Conversation, Exchange
 from .render import CITE_SCHEME, answer_as_text, answer_html, excerpt
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .theme import answer_style, guide_style, muted_text, warning_text
 from .viewer import ViewerPanel
-from .words import (DEGRADED_NOTES, DEGRADED_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS,  # noqa: F401
-                    STOPPED_WORDS)
+from .words import (DEGRADED_NOTES, DEGRADED_WORDS, EARLIER_LATEST, EARLIER_PLACEHOLDER,  # noqa: F401
+                    EARLIER_TITLE, EARLIER_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS, STOPPED_WORDS)
 from .workers import AssistantFactory, AssistantWorker
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
@@ -57,7 +60,10 @@ class MainWindow(QMainWindow):
     ``new_button``, ``copy_button``, ``answer_view``, ``state_label``, ``notice``,
     ``sources_list``, ``tabs``, ``contents``, ``search``, ``viewer``, ``back_button``,
     ``forward_button``, ``worker``, ``answer`` (the last final :class:`Answer`), ``stopped``
-    (whether Stop ended the last answer), ``history`` (the exchanges sent as memory).
+    (whether Stop ended the last answer), ``history`` (the exchanges sent as memory),
+    ``conversation`` (every finished exchange of this conversation, in memory only),
+    ``earlier`` (the combo box of those questions), ``shown`` (the :class:`Exchange` on
+    screen, None while a question runs).
     ``answer_shown(Answer)`` and ``error_shown(str)`` are emitted (in the GUI thread) once
     the window has shown a final answer or an error; ``models_loaded()`` once loading ended.
     """
@@ -76,6 +82,8 @@ class MainWindow(QMainWindow):
         self.degraded: tuple[str, ...] = ()
         self._passages: dict[int, Passage] = {}
         self.history: list[dict] = []
+        self.conversation = Conversation()  # never saved: lab PCs are shared
+        self.shown: Exchange | None = None
         self._streamed: list[str] = []
         self._clear_when_done = False
         self._pending_question = ""
@@ -120,6 +128,30 @@ class MainWindow(QMainWindow):
         top.addWidget(self.new_button)
         top.addWidget(self.copy_button)
         layout.addLayout(top)
+
+        # Earlier questions of this conversation: one line, hidden until there is one to go back to.
+        self.earlier_row = QWidget()
+        earlier = QHBoxLayout(self.earlier_row)
+        earlier.setContentsMargins(0, 0, 0, 0)
+        earlier_title = QLabel(EARLIER_TITLE)
+        self.earlier = QComboBox()
+        self.earlier.setAccessibleName("Earlier in this conversation")
+        self.earlier.setAccessibleDescription("Your earlier questions, newest last; choosing one shows its answer "
+                                              "and sources again as they were given")
+        self.earlier.setToolTip("Show an earlier answer of this conversation again (Alt+E, then Up or Down)")
+        self.earlier.setPlaceholderText(EARLIER_PLACEHOLDER)
+        self.earlier.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.earlier.setMinimumContentsLength(16)
+        self.earlier.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.earlier.setMaxVisibleItems(15)
+        self.earlier.view().setAccessibleName("Earlier questions")
+        self.earlier.view().setTextElideMode(Qt.ElideMiddle)  # long questions keep their end
+        self.earlier.activated.connect(self.show_exchange)
+        earlier_title.setBuddy(self.earlier)
+        earlier.addWidget(earlier_title)
+        earlier.addWidget(self.earlier, 1)
+        self.earlier_row.hide()
+        layout.addWidget(self.earlier_row)
 
         self.asked_label = QLabel("")
         self.asked_label.setWordWrap(True)
@@ -213,7 +245,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         # After asking, Tab goes straight to the answer and its citations, then the sources.
         order = [self.question_box, self.answer_view, self.sources_list, self.ask_button, self.stop_button,
-                 self.new_button, self.copy_button]
+                 self.new_button, self.copy_button, self.earlier]
         for first, second in zip(order, order[1:]):
             self.setTabOrder(first, second)
         self._update_conversation_label()
@@ -343,6 +375,7 @@ class MainWindow(QMainWindow):
         self.busy = True
         self.stopped = False
         self.answer = None
+        self.shown = None
         self.worker.stop_flag.clear()
         self._streamed = []
         self._passages = {}
@@ -352,6 +385,7 @@ class MainWindow(QMainWindow):
         self.ask_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.copy_button.setEnabled(False)
+        self._update_earlier()
         self._set_state("Searching the guides…" if self.ready else
                         "Waiting for the language model to load; the question is sent as soon as it is ready…")
         self._pending_question = question
@@ -368,6 +402,8 @@ class MainWindow(QMainWindow):
             self.stop()
             return
         self.history = []
+        self.conversation.clear()
+        self.shown = None
         self.answer = None
         self._passages = {}
         self.answer_view.clear()
@@ -378,13 +414,14 @@ class MainWindow(QMainWindow):
         self.copy_button.setEnabled(False)
         self._set_state("New conversation: earlier questions are forgotten.")
         self._update_conversation_label()
+        self._update_earlier()
         self.focus_question()
 
     def answer_text(self) -> str:
-        """The last answer as plain text with its citations written out (guide path › heading)."""
-        if self.answer is None:
+        """The answer on screen as plain text with its citations written out (guide path › heading)."""
+        if self.shown is None:
             return ""
-        answer = self.answer
+        answer = self.shown.answer
         nearest = not answer.citations
         listed = answer.citations or (answer.passages if answer.state == "not-covered" else ())
         return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in listed], nearest=nearest)
@@ -420,6 +457,7 @@ class MainWindow(QMainWindow):
         self.busy = False
         self.ask_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+        self._update_earlier()
 
     def _clear_if_asked(self) -> None:
         """Finish a New conversation pressed while an answer was running."""
@@ -473,28 +511,74 @@ class MainWindow(QMainWindow):
         cursor.insertText(piece)
 
     def _finished(self, answer: Answer) -> None:
-        self._idle()
         self.answer = answer
-        self._passages = {p.n: p for p in answer.passages}
-        valid = {p.n for p in answer.passages}
-        self.answer_view.setHtml(answer_html(answer.text, valid))
-        self._fill_sources(answer.passages, {p.n for p in answer.citations})
-        if answer.state == "extractive" and "search-only" in answer.degraded:
-            words = SEARCH_ONLY_WORDS
-        else:
-            words = STATE_WORDS.get(answer.state, answer.state)
-        state = f"{STOPPED_WORDS} {words}" if self.stopped else words
-        self._set_state(state)
+        self.conversation.add(Exchange(self._pending_question, answer, self.stopped))
+        self._idle()
+        state = self._show(self.conversation.latest)
         if answer.state in ("answered", "extractive"):
             self.history += [{"role": "user", "content": self._pending_question},
                              {"role": "assistant", "content": answer.text}]
         self._update_conversation_label()
-        self.copy_button.setEnabled(bool(answer.text))
         self.question_box.selectAll()  # typing replaces it; the question is shown above the answer
         self.statusBar().showMessage(f"Answered in {answer.timings_ms.get('total', 0) / 1000:.1f} s", 5000)
         self._announce(f"{state} {self.answer_view.toPlainText()}")
         self.answer_shown.emit(answer)
         self._clear_if_asked()
+
+    # --- earlier exchanges --------------------------------------------------------------
+    def show_exchange(self, index: int) -> None:
+        """Show exchange ``index`` of the conversation again, as it was shown when it finished:
+        its question, answer (citation links open its own passages), sources and state, the
+        state line saying that it is an earlier answer. Ignored while a question is running."""
+        if self.busy or not 0 <= index < len(self.conversation):
+            return
+        state = self._show(self.conversation[index])
+        self._announce(f"{state} {self.answer_view.toPlainText()}")
+
+    def _show(self, exchange: Exchange) -> str:
+        """Put ``exchange`` on screen; returns its state line."""
+        answer = exchange.answer
+        self.shown = exchange
+        # Citations and sources open the passages of the answer on screen, never another one's.
+        self._passages = {p.n: p for p in answer.passages}
+        self.asked_label.setText(f"You asked: {exchange.question}")
+        self.answer_view.setHtml(answer_html(answer.text, set(self._passages)))
+        self._fill_sources(answer.passages, {p.n for p in answer.citations})
+        state = self._state_words(exchange)
+        if exchange is not self.conversation.latest:
+            where = EARLIER_WORDS.format(n=self.conversation.index(exchange) + 1, total=len(self.conversation))
+            state = f"{where} {state}"
+        self._set_state(state)
+        self.copy_button.setEnabled(bool(answer.text))
+        self._update_earlier()
+        return state
+
+    @staticmethod
+    def _state_words(exchange: Exchange) -> str:
+        answer = exchange.answer
+        if answer.state == "extractive" and "search-only" in answer.degraded:
+            words = SEARCH_ONLY_WORDS
+        else:
+            words = STATE_WORDS.get(answer.state, answer.state)
+        return f"{STOPPED_WORDS} {words}" if exchange.stopped else words
+
+    def _update_earlier(self) -> None:
+        """Fill the earlier-questions box from the conversation; it shows only when there is
+        an exchange other than the one on screen, and is disabled while a question runs."""
+        box = self.earlier
+        box.blockSignals(True)
+        box.clear()
+        latest = self.conversation.latest
+        for exchange in self.conversation:
+            question = " ".join(exchange.question.split())
+            box.addItem(f"{question} {EARLIER_LATEST}" if exchange is latest else question)
+            answer_words = excerpt(exchange.answer.text, 160) or self._state_words(exchange)
+            box.setItemData(box.count() - 1, answer_words, Qt.ToolTipRole)
+        box.setCurrentIndex(self.conversation.index(self.shown) if self.shown is not None else -1)
+        box.blockSignals(False)
+        others = len(self.conversation) - (1 if self.shown is not None else 0)
+        self.earlier_row.setVisible(others > 0)
+        box.setEnabled(not self.busy)
 
     def _announce(self, text: str) -> None:
         """Tell screen readers the finished answer once (streamed tokens are not announced)."""

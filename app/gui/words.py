@@ -29,3 +29,8 @@ DEGRADED_NOTES = {
                    "guides instead of writing an answer.",
 }
 STOPPED_WORDS = "Stopped: this is what was ready when you pressed Stop."
+#: The list of earlier questions above the answer, and the state line of an answer reopened from it.
+EARLIER_TITLE = "&Earlier in this conversation:"
+EARLIER_PLACEHOLDER = "Choose a question to see its answer again"
+EARLIER_LATEST = "(latest)"
+EARLIER_WORDS = "Earlier answer, {n} of {total} in this conversation, shown as it was given."
