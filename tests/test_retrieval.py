@@ -81,6 +81,37 @@ def test_follow_up_folds_in_the_previous_user_turn(bundle, fake_embedder):
     assert follow.hits[0].source == "lessons/blink.md"
 
 
+def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle, fake_embedder, monkeypatch):
+    from app.retrieval import retriever as retriever_module
+
+    previous = ("My OLED display stays blank. Is the I2C address 0x3C or 0x3D? "
+                "Should I run the scanner sketch for the display?")
+    history = [{"role": "user", "content": previous}, {"role": "assistant", "content": "Check the address."}]
+    question = "Which GPIO pin does the onboard LED use?"
+    retriever = Retriever(bundle, fake_embedder)
+    assert retriever.search(question, history=history).hits[0].source == "lessons/blink.md"
+    # Retrieved as one text (the history weighing as much as the question), the OLED turn wins.
+    assert retriever.search(f"{previous}\n{question}").hits[0].source == "lessons/oled.md"
+    monkeypatch.setattr(retriever_module, "HISTORY_WEIGHT", 1.0)
+    assert retriever.search(question, history=history).hits[0].source == "lessons/oled.md"
+
+
+def test_the_previous_turn_is_not_embedded_again(bundle, fake_embedder):
+    embedded: list[str] = []
+    original = fake_embedder.embed
+
+    def counting(texts):
+        embedded.extend(texts)
+        return original(texts)
+
+    fake_embedder.embed = counting
+    retriever = Retriever(bundle, fake_embedder)
+    retriever.search("How do I blink the onboard LED?")
+    history = [{"role": "user", "content": "How do I blink the onboard LED?"}, {"role": "assistant", "content": "…"}]
+    retriever.search("which pin is it on?", history=history)
+    assert embedded == ["How do I blink the onboard LED?", "which pin is it on?"]
+
+
 def test_mismatched_or_missing_embedder_is_keyword_only(bundle):
     class Other(FakeEmbedder):
         model_id = "other/model"
