@@ -111,3 +111,33 @@ def test_extractive_answer_quotes_only_passages_near_the_best():
     assert [p.n for p in cited] == [1, 2] and "[3]" not in text
     _, cited = extractive_answer(QUESTION, [Passage(1, best), Passage(2, weak), Passage(3, same_guide_weak)])
     assert [p.n for p in cited] == [1, 3]
+
+
+def test_a_trimmed_window_never_starts_inside_a_code_block():
+    from app.answer.extractive import extractive_answer
+
+    code = "```sh\n" + "".join(f"az iot hub create --name hub{i} --sku F1 --partition-count 2\n" for i in range(6)) + "```\n"
+    prose = "The --sku F1 option tells it to use a free tier, which allows 8,000 messages a day.\n"
+    text = "Create the hub with this command:\n\n" + code + prose + "Then wait for it to finish.\n"
+    question = "What does the --sku F1 option mean?"
+    start, end = trim_to_window(text, question, 200)
+    window = text[start:end]
+    before = text[:start]
+    assert before.count("```") % 2 == 0, window  # not opened inside a fence
+    assert "free tier" in window
+    answer, _ = extractive_answer(question, [Passage(1, _hit(window))])
+    assert "free tier" in answer and "partition-count" not in answer  # prose quoted, code not
+
+
+def test_a_follow_ups_sentences_answer_the_follow_up_not_the_previous_turn():
+    from app.answer.extractive import extractive_answer
+
+    text = ("Connect the soil moisture sensor to the soil moisture socket with a Grove cable. "
+            "With the Pi powered off, plug the other end into the analog socket marked A0 on the Pi.")
+    previous = "Which sensor measures soil moisture?"
+    question = "Which socket does it plug into on the Pi?"
+    answer, _ = extractive_answer(question, [Passage(1, _hit(text))], per_passage=1, context=previous)
+    assert "A0" in answer
+    # As one text with the previous turn, the soil-moisture sentence wins.
+    one_text, _ = extractive_answer(f"{previous}\n{question}", [Passage(1, _hit(text))], per_passage=1)
+    assert "A0" not in one_text

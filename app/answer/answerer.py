@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..errors import QuestionError
 from ..records import Answer, Passage
-from ..retrieval.retriever import Retriever
+from ..retrieval.retriever import Retriever, previous_user_turn
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import check_citations
 from .extractive import extractive_answer, supported_sentences
@@ -144,7 +144,7 @@ class Assistant:
                 text, cited_numbers = supported_sentences(text, passages, MIN_SUPPORT)
             if cited_numbers:
                 return done("answered", text, passages, [passages[n - 1] for n in cited_numbers], timings)
-        text, cited = extractive_answer(retrieval.query, passages)
+        text, cited = extractive_answer(question, passages, context=previous_user_turn(history))
         if not cited:
             return done("not-covered", NOT_COVERED_TEXT, passages[:3], (), timings)
         return done("extractive", f"{EXTRACTIVE_NOTE}\n\n{text}", passages, cited, timings)

@@ -35,8 +35,29 @@ class ContextBudget:
     answer_tokens: int = 160
 
 
+_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+
+
+def _fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each fenced code block of ``text``, from its opening fence line to the
+    end of its closing fence line (or the end of the text when it is never closed)."""
+    blocks, opening = [], None
+    for match in _FENCE.finditer(text):
+        if opening is None:
+            opening = match.start()
+        else:
+            end = text.find("\n", match.end())
+            blocks.append((opening, len(text) if end < 0 else end + 1))
+            opening = None
+    if opening is not None:
+        blocks.append((opening, len(text)))
+    return blocks
+
+
 def _pieces(text: str) -> list[tuple[int, int]]:
-    """Sentence/line pieces of ``text`` as (start, end) offsets, covering the text in order."""
+    """Sentence/line pieces of ``text`` as (start, end) offsets, covering the text in order. A fenced
+    code block is one piece, so a window never starts inside one: the extractive answer and the
+    model would otherwise read code as prose and the prose after it as code."""
     spans, start = [], 0
     for match in _BOUNDARY.finditer(text):
         if match.end() > start:
@@ -44,7 +65,14 @@ def _pieces(text: str) -> list[tuple[int, int]]:
             start = match.end()
     if start < len(text):
         spans.append((start, len(text)))
-    return spans or [(0, len(text))]
+    spans = spans or [(0, len(text))]
+    for block_start, block_end in _fenced_blocks(text):
+        inside = [sp for sp in spans if sp[1] > block_start and sp[0] < block_end]
+        if len(inside) > 1:
+            merged = (min(inside[0][0], block_start), max(inside[-1][1], block_end))
+            first = spans.index(inside[0])
+            spans[first:first + len(inside)] = [merged]
+    return spans
 
 
 def trim_to_window(text: str, question: str, max_chars: int) -> tuple[int, int]:

@@ -41,16 +41,30 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _overlap(words: list[tuple[str, ...]], sentence: str) -> float:
+def _overlap(words: list[tuple[str, ...]], sentence: str, context: list[tuple[str, ...]] = (),
+             context_weight: float = 0.0) -> float:
+    """Weighted share (0..1, higher is better) of the question's written words found in ``sentence``;
+    the previous turn's words (``context``) count ``context_weight`` each."""
     tokens = set(document_tokens(sentence))
-    return sum(any(v in tokens for v in w) for w in words) / max(1, len(words))
+    found = sum(any(v in tokens for v in w) for w in words)
+    found_context = sum(any(v in tokens for v in w) for w in context)
+    return (found + context_weight * found_context) / max(1e-9, len(words) + context_weight * len(context)) \
+        if words or context else 0.0
 
 
 def extractive_answer(question: str, passages: list[Passage], max_passages: int = 3,
-                      per_passage: int = 2) -> tuple[str, list[Passage]]:
+                      per_passage: int = 2, context: str = "") -> tuple[str, list[Passage]]:
     """``(answer text, cited passages)``: up to ``per_passage`` best sentences from each of the
-    first ``max_passages`` passages, in passage order, each followed by its ``[n]``."""
+    first ``max_passages`` passages, in passage order, each followed by its ``[n]``.
+
+    ``context`` is the previous user turn of a follow-up: its words count HISTORY_WEIGHT (0.6) of
+    the question's own when sentences are scored, as in retrieval, so a follow-up's sentences answer
+    the follow-up. IoT, answers containing an expected phrase: 30/46 with the two as one text, 31/46
+    so (docs/answers.md)."""
+    from ..retrieval.retriever import HISTORY_WEIGHT
+
     words = query_words(question)
+    context_words = query_words(context) if context else []
     lines: list[str] = []
     cited: list[Passage] = []
     # Passages with prose to quote; a further passage is quoted only when it is nearly as strong as
@@ -65,7 +79,8 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
         quotable = [(p, s) for p, s in quotable if p.hit.source == top.source
                     or (top.score > 0 and p.hit.score >= MIN_RELATIVE_SCORE * top.score)]
     for passage, sentences in quotable[:max_passages]:
-        ranked = sorted(range(len(sentences)), key=lambda i: (-_overlap(words, sentences[i]), i))[:per_passage]
+        ranked = sorted(range(len(sentences)),
+                        key=lambda i: (-_overlap(words, sentences[i], context_words, HISTORY_WEIGHT), i))[:per_passage]
         chosen = [sentences[i] for i in sorted(ranked)]
         lines.append(" ".join(chosen) + f" [{passage.n}]")
         cited.append(passage)
