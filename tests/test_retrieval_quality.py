@@ -58,10 +58,15 @@ def iot_report(iot_bundle_path, embedder) -> dict:
 
 
 @pytest.fixture(scope="module")
-def demo_report(tmp_path_factory, embedder) -> dict:
+def demo_bundle_path(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("demo-quality") / "esp32.sqlite"
     assert main(["build", str(ROOT / "courses" / "esp32-starter"), "-o", str(path)]) == 0
-    return _report(path, ROOT / "tests" / "data" / "esp32-starter.eval.jsonl", embedder)
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_bundle_path, embedder) -> dict:
+    return _report(demo_bundle_path, ROOT / "tests" / "data" / "esp32-starter.eval.jsonl", embedder)
 
 
 def test_iot_ranking_floors(iot_report):
@@ -102,3 +107,22 @@ def test_demo_follow_ups_on_a_new_topic_find_the_new_topic(demo_report):
     assert follow["n"] == 8 and follow["mrr@10"] >= 0.95, follow  # reached 1.0
     ranks = {p["id"]: p["rank"]["hybrid"] for p in demo_report["per_question"] if "rank" in p}
     assert all(ranks[i] == 1 for i in ("esp-027", "esp-028", "esp-029", "esp-030")), ranks
+
+
+def test_screening_on_the_held_out_set(demo_bundle_path, embedder):
+    """tests/data/guard-heldout.eval.jsonl was written after the guard's patterns and is not tuned
+    on: 12 off-topic, 7 injection (one soft, to be answered) and 11 course questions, several
+    using words the patterns look for ("recipe", "ignore", "print", "pretend"). Search-only."""
+    from app.answer.answerer import Assistant
+    from app.evaluation.answers import run_answers
+
+    bundle = BundleReader(demo_bundle_path)
+    try:
+        doc = run_answers(Assistant(Retriever(bundle, embedder), None),
+                          load_questions(ROOT / "tests" / "data" / "guard-heldout.eval.jsonl"))
+    finally:
+        bundle.close()
+    behaviour = doc["behaviour"]
+    assert behaviour["decline"]["correct"] >= 14, behaviour  # reached 15/18: 3 injections got extractive
+    assert behaviour["answer"]["correct"] >= 10, behaviour   # reached 11/12 ("recipe" is declined)
+    assert doc["citation_validity"]["resolved"] == doc["citation_validity"]["citations"]

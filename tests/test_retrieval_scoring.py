@@ -66,6 +66,12 @@ def test_unknown_names_and_the_gate():
     found = unknown_names("Can my ESP32 board talk Modbus to a PLC? Gadgets aside.", vocabulary.__contains__)
     assert found == ["Modbus", "PLC"]
     assert unknown_names("How many readings should I average, and may I skip one?", vocabulary.__contains__) == []
+    # The pronoun "I" and its contractions are capitalised mid-sentence too, and are never names
+    # ("I'm" once made "Pretend I'm a beginner: what do I need?" not covered).
+    for question in ("Pretend I'm a beginner: what do I need?", "Why does it fail when I've uploaded and I'd reset?",
+                     "If I’ll wire it later, which pin?"):
+        assert unknown_names(question, vocabulary.__contains__, lambda phrase: False) == [], question
+    assert not looks_like_name("I'm", False) and not looks_like_name("I", False) and looks_like_name("Im2c", False)
 
 
 def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():

@@ -27,6 +27,8 @@ from typing import Callable
 from .tokenize import _WORD, CJK, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
+#: The English pronoun "I" and its contractions, capitalised wherever they stand: never names.
+_PRONOUN_I = re.compile(r"^I(?:['’](?:m|ve|d|ll))?$")
 #: Capitalised words that open a name run without being part of the name ("The Things Network").
 _RUN_OPENERS = frozenset({"the", "a", "an"})
 
@@ -35,7 +37,7 @@ def looks_like_name(word: str, sentence_initial: bool) -> bool:
     """True for ``CoAP``, ``Node-RED``, ``A4988``, ``Modbus`` (mid-sentence); False for
     ``Gadget`` at the start of a sentence, ``gadget``, ``3.3``."""
     letters = [c for c in word if c.isalpha()]
-    if not letters or len(word) < 2:  # "I" is a pronoun, not a name
+    if not letters or len(word) < 2 or _PRONOUN_I.match(word):  # "I", "I'm", "I've": a pronoun
         return False
     if any(c.isupper() for c in word[1:] if c.isalpha()):
         return True
@@ -76,7 +78,7 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
         initial = (start <= 80 and not before.strip()) or bool(_SENTENCE_START.search(before))
         if run and (initial or question[previous_end:start] != " " or not word[0].isupper()):
             close_run()
-        if word[0].isupper() and not initial:
+        if word[0].isupper() and not initial and not _PRONOUN_I.match(word):
             run.append(word)
         previous_end = match.end()
         variants = word_variants(word)
