@@ -73,3 +73,24 @@ def test_unreadable_files_are_skipped_with_the_reason_and_the_build_goes_on(cour
     assert any(n.startswith("menu.html: HTML page without text") for n in report.notes)
     assert [d.path for d in report.documents] == ["lessons/blink.md", "lessons/oled.md"]
     assert build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder()).sources == 2
+
+
+def test_links_out_of_the_course_folder_and_binary_files_are_skipped(course, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:the password file of this machine\n", encoding="utf-8")
+    (course / "sub").mkdir()
+    (course / "sub" / "passwd.txt").symlink_to(secret)
+    (course / "sub" / "inside.md").symlink_to(course / "lessons" / "blink.md")  # a link within the folder is fine
+    (course / "bin.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    (course / "wide.md").write_bytes("# Wide guide\n\nSaved as UTF-16 by a word processor.\n".encode("utf-16"))
+    report = read_course(course)
+    paths = [d.path for d in report.documents]
+    assert "sub/passwd.txt" not in paths and "bin.md" not in paths
+    assert "sub/inside.md" in paths and "wide.md" in paths
+    assert any(w.startswith("sub/passwd.txt: a link to a file outside the course folder; skipped") for w in report.warnings)
+    assert any(w.startswith("bin.md: looks like a binary file") for w in report.warnings)
+    wide = next(d for d in report.documents if d.path == "wide.md")
+    assert wide.text.startswith("# Wide guide") and "\ufffd" not in wide.text
+    build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder())
+    reader = BundleReader(tmp_path / "b.sqlite")
+    assert not reader.fts_phrase("password file", 5)

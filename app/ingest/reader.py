@@ -8,8 +8,11 @@ U+FFFD replacement characters and reported as a warning; empty files are skipped
 a note. HTML and PDF files are converted to Markdown text (``html.py``, ``pdf.py``): that
 text is what the bundle stores and what character spans refer to, while ``sha256`` and
 ``size_bytes`` describe the file's bytes. A file that cannot be read or converted is
-skipped with a warning giving the reason; the build goes on. Images referenced by guides
-are collected separately as assets.
+skipped with a warning giving the reason; the build goes on. A file that is a link to
+something outside the course folder is skipped with a warning (a bundle goes to students; it
+must hold only what the folder holds), and so is a file with NUL bytes that is not UTF-16
+text (a binary file with a text extension). Images referenced by guides are collected
+separately as assets.
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     exclude = exclude or []
     check_course_folder(root)
     report = ReadReport()
+    real_root = Path(os.path.realpath(root))
     candidates: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
             f"{e.filename}: could not be listed ({e.strerror}); skipped")):
@@ -106,6 +110,10 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
             if name.startswith(".") or (name.upper().startswith("LICENSE") and not _matches(rel, include)):
                 continue
             if exclude and _matches(rel, exclude):
+                continue
+            if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(real_root):
+                report.warnings.append(f"{rel}: a link to a file outside the course folder; skipped "
+                                       "(copy the file into the folder to include it)")
                 continue
             if path.suffix.lower() in IMAGE_TYPES:
                 report.images[rel] = path
@@ -132,6 +140,17 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
             except UnreadablePdf as exc:
                 report.warnings.append(f"{rel}: {exc}; skipped")
                 continue
+        elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte order mark
+            try:
+                text = data.decode("utf-16")
+            except UnicodeDecodeError:
+                report.warnings.append(f"{rel}: starts like UTF-16 text but does not decode as UTF-16; skipped")
+                continue
+            if kind == "html":
+                text = html_to_markdown(text)
+        elif b"\x00" in data[:8192]:
+            report.warnings.append(f"{rel}: looks like a binary file (it contains NUL bytes), not text; skipped")
+            continue
         else:
             try:
                 text = data.decode("utf-8")
