@@ -356,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
             from .gui import run_gui
 
             return run_gui(args.bundle, args.model)
+        from .config import settings_problems
+
+        for problem in settings_problems():
+            print(f"warning: {problem}", file=sys.stderr)
         commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask, "eval": _cmd_eval}
         commands.update(INSTRUCTOR_COMMANDS)
         return commands[args.command](args)
@@ -365,3 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted; nothing was changed.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``lantern eval … | head``): stop quietly
+        try:  # so that flushing stdout at exit does not raise again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1

@@ -74,17 +74,9 @@ class Settings:
 
     @classmethod
     def load(cls) -> "Settings":
-        """Read the settings file; a missing or unreadable file gives the defaults."""
-        try:
-            data = json.loads(settings_path().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return cls()
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known} if isinstance(data, dict) else {}
-        try:
-            return cls(**values)
-        except TypeError:
-            return cls()
+        """Read the settings file; a missing file gives the defaults, and so does each value that
+        is unusable (see :func:`settings_problems` for what was wrong). Never raises."""
+        return _read_settings(cls)[0]
 
     def save(self) -> None:
         """Write the settings file atomically."""
@@ -93,6 +85,56 @@ class Settings:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         tmp.replace(path)
+
+
+#: The type and, for numbers, the allowed range (inclusive) of each setting.
+_SETTING_RULES = {"bundle": (str, None), "chat_model": (str, None), "threads": (int, (0, 1024)),
+                  "font_size": (int, (6, 72))}
+
+
+def _read_settings(cls) -> tuple["Settings", list[str]]:
+    """``(settings, problems)``: the file's usable values over the defaults, and one sentence per
+    value (or for the whole file) that could not be used."""
+    path = settings_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return cls(), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return cls(), [f"The settings file {path} could not be read ({exc.__class__.__name__}); "
+                       "the defaults are used. Fix or delete the file."]
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        return cls(), [f"The settings file {path} is not valid JSON" + (f" (line {line})" if line else "")
+                       + "; the defaults are used. Fix it or save the settings again from the window."]
+    if not isinstance(data, dict):
+        return cls(), [f"The settings file {path} should hold a JSON object of settings; the defaults are used."]
+    values, problems = {}, []
+    for name in (f.name for f in fields(cls)):
+        if name not in data:
+            continue
+        value = data[name]
+        kind, bounds = _SETTING_RULES[name]
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            problems.append(f"The setting `{name}` in {path} must be a whole number (got {json.dumps(value)}); "
+                            "the default is used.")
+        elif kind is str and not isinstance(value, str):
+            problems.append(f"The setting `{name}` in {path} must be a file path in quotes (got {json.dumps(value)}); "
+                            "the default is used.")
+        elif bounds and not bounds[0] <= value <= bounds[1]:
+            problems.append(f"The setting `{name}` in {path} must be between {bounds[0]} and {bounds[1]} "
+                            f"(got {value}); the default is used.")
+        else:
+            values[name] = value
+    return cls(**values), problems
+
+
+def settings_problems() -> list[str]:
+    """One sentence for each setting of the settings file that could not be used (empty when the
+    file is fine or missing). The CLI prints them as warnings; the window shows them."""
+    return _read_settings(Settings)[1]
 
 
 def default_bundle() -> Path | None:

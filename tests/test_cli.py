@@ -32,3 +32,33 @@ def test_search_json_follows_the_contract_in_keyword_only_mode(capsys, bundle_pa
     first = doc["hits"][0]
     assert set(first) == {"rank", "source", "heading", "anchor", "chunk_key", "score"}
     assert first["rank"] == 1 and first["source"] == "lessons/oled.md"
+
+
+def test_a_hand_edited_settings_file_with_bad_values_warns_and_uses_the_defaults(capsys, bundle_path, tmp_path,
+                                                                                  monkeypatch):
+    from app.config import Settings, settings_problems
+
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "settings.json").write_text('{"bundle": 5, "threads": "lots", "font_size": -3, "chat_model": "m.gguf"}',
+                                            encoding="utf-8")
+    assert Settings.load() == Settings(chat_model="m.gguf")  # the good value kept, the bad ones defaulted
+    problems = settings_problems()
+    assert len(problems) == 3 and "`threads`" in problems[1] and "whole number" in problems[1]
+    assert main(["search", "--bundle", str(bundle_path), "--keyword-only", "blink"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning: The setting") == 3 and "Traceback" not in err
+    (tmp_path / "settings.json").write_text("{bad", encoding="utf-8")
+    assert Settings.load() == Settings() and "is not valid JSON (line 1)" in settings_problems()[0]
+    (tmp_path / "settings.json").write_text('["a list"]', encoding="utf-8")
+    assert Settings.load() == Settings() and "JSON object" in settings_problems()[0]
+
+
+def test_a_closed_pipe_ends_the_command_quietly(capfd, bundle_path, monkeypatch):
+    import app.cli as cli
+
+    def closed(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "_cmd_search", closed)
+    assert main(["search", "--bundle", str(bundle_path), "blink"]) == 1
+    assert "Traceback" not in capfd.readouterr().err
