@@ -240,6 +240,7 @@ def _tampered(bundle_path: Path, tmp_path: Path, sql: str) -> Path:
     ("UPDATE assets SET data = X'00'", "images have bytes"),
     ("UPDATE vector_blocks SET data = zeroblob(length(data))", "differs from chunk_vectors"),
     ("UPDATE vector_blocks SET data = substr(data, 1, 16)", "where"),
+    ("UPDATE chunk_vectors_vector_chunks00 SET vectors = zeroblob(16)", "could not be read to the end"),
 ])
 def test_inspect_finds_tampering(bundle_path, tmp_path, capsys, sql, problem):
     copy = _tampered(bundle_path, tmp_path, sql)

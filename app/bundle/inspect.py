@@ -19,6 +19,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import apsw
+import numpy as np
+
 from ..errors import BundleError
 from .reader import BundleReader
 
@@ -89,12 +92,23 @@ def _sample(ids: list[int], n: int) -> list[int]:
 
 
 def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integrity:
-    """Run the integrity checks of the module docstring; never raises for a bad bundle."""
-    q = bundle._query
+    """Run the integrity checks of the module docstring; never raises for a bad bundle (a check
+    that cannot read what it needs reports that as a problem)."""
     problems: list[str] = []
-    quick = [r[0] for r in q("PRAGMA quick_check")]
+    try:
+        return _check_integrity(bundle, sample, problems)
+    except (apsw.Error, BundleError) as exc:
+        problems.append(f"the bundle could not be read to the end ({exc.__class__.__name__}: "
+                        f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); it is damaged")
+        return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
+
+
+def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> Integrity:
+    q = bundle._query
+    quick = [line for r in q("PRAGMA quick_check") for line in str(r[0]).splitlines()]
     if quick != ["ok"]:
-        problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}")
+        more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
+        problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
     chunk_ids = [r[0] for r in q("SELECT id FROM chunks ORDER BY id")]
     ids = set(chunk_ids)
     for table in ("chunks_fts", "chunk_vectors"):
@@ -129,6 +143,16 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integ
     except BundleError as exc:  # a block of the wrong size
         problems.append(str(exc))
         matrix = None
+    if matrix is None and not any("vector block" in p for p in problems):  # an older bundle: vec0 only
+        bad_vectors = 0
+        for chunk_id in picked:
+            stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
+            vector = np.frombuffer(bytes(stored[0][0]), dtype=np.float32) if stored else np.zeros(0, np.float32)
+            if vector.shape[0] != bundle.embedding_dim or abs(float(np.linalg.norm(vector)) - 1.0) > 1e-3:
+                bad_vectors += 1
+        if bad_vectors:
+            problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in chunk_vectors that is "
+                            "missing, of the wrong length or not of unit length")
     if matrix is not None:
         bad_vectors = 0
         for chunk_id in picked:
@@ -149,6 +173,14 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integ
                      sampled_assets=len(asset_paths))
 
 
+def _count(q, table: str) -> int:
+    """Rows of ``table``, or -1 when a damaged bundle cannot count them."""
+    try:
+        return int(q(f"SELECT count(*) FROM {table}")[0][0])
+    except (apsw.Error, BundleError):
+        return -1
+
+
 def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
     """Open ``path`` read-only, describe it and check its integrity.
 
@@ -159,7 +191,7 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
     try:
         q = bundle._query
         meta = bundle.meta
-        counts = {table: int(q(f"SELECT count(*) FROM {table}")[0][0])
+        counts = {table: _count(q, table)
                   for table in ("sources", "chunks", "headings", "assets", "chunks_fts", "chunk_vectors")}
         return Inspection(
             path=str(path), size_bytes=Path(path).stat().st_size, title=bundle.title,
