@@ -231,6 +231,12 @@ def test_a_link_only_section_brings_the_guide_it_links_to(tmp_path, fake_embedde
     assert link_only_target("## Assignment\n\n[Build a lamp](assignment.md)\n", "lesson/README.md", known) \
         == "lesson/assignment.md"
     assert link_only_target("[Docs](https://example.org/a.md)", "lesson/README.md", known) is None
+    # A link to another lesson's folder is navigation ("## Next"), not the section's content.
+    lessons = {"lessons/03-dht11/README.md", "lessons/04-oled/README.md", "lessons/03-dht11/sub/extra.md"}
+    assert link_only_target("## Next\n\n[Lesson 4](../04-oled/README.md) shows these readings.\n",
+                            "lessons/03-dht11/README.md", lessons) is None
+    assert link_only_target("## More\n\n[Extra](sub/extra.md)\n", "lessons/03-dht11/README.md", lessons) \
+        == "lessons/03-dht11/sub/extra.md"
     assert link_only_target("Read [this](assignment.md) and [that](README.md).", "lesson/README.md", known) is None
     assert link_only_target("A paragraph of real prose that explains the wiring, with [a link](assignment.md).",
                             "lesson/README.md", known) is None

@@ -21,8 +21,11 @@ MAX_OTHER_CHARS = 40
 
 def link_only_target(text: str, source: str, known: Collection[str]) -> str | None:
     """The course path ``text`` (a chunk of guide ``source``) links to when the link is all it
-    says: one relative Markdown link to a guide in ``known`` and at most MAX_OTHER_CHARS
-    letters and digits of other text. ``None`` otherwise (web links, several links, prose)."""
+    says: one relative Markdown link to a guide in ``known``, in the guide's own folder or below
+    it, and at most MAX_OTHER_CHARS letters and digits of other text. ``None`` otherwise (web
+    links, several links, prose, and links to other folders: a "## Next" section pointing to
+    the next lesson is navigation, and following it ranked that lesson among a question's
+    answers)."""
     links = [m for m in _LINK.finditer(text) if not m.group(0).startswith("!")]
     if len(links) != 1:
         return None
@@ -34,4 +37,7 @@ def link_only_target(text: str, source: str, known: Collection[str]) -> str | No
     if len(re.sub(r"\W", "", other)) > MAX_OTHER_CHARS:
         return None
     path = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    folder = posixpath.dirname(source)
+    if folder and not path.startswith(folder + "/"):
+        return None  # a link out of the section's folder is navigation ("## Next: Lesson 4"), not its content
     return path if path in known and path != source else None
