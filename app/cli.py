@@ -151,9 +151,41 @@ def _cmd_build(args) -> int:
     else:
         reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
                  if report.previous else f"; {report.embedded} chunks embedded")
-        print(f"Built {report.bundle}: {report.sources} guides, {report.chunks} chunks, {report.assets} images "
+        print(f"Built {report.bundle}: {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
+              f"{_count(report.assets, 'image')} "
               f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 guide"``, ``"2 guides"``, ``"1,881 chunks"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _read_history(path: Path) -> list[dict]:
+    """The turns of a ``--history`` file. Raises :class:`LanternError` naming the problem: the file
+    cannot be read, is not JSON, is not a list, or a turn is not ``{"role": "user"|"assistant",
+    "content": "text"}`` (other roles, such as ``system``, are refused rather than dropped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LanternError(f"The history file {path} cannot be read ({exc.strerror or exc}); "
+                           "give the path of a JSON file of earlier turns.") from exc
+    except UnicodeDecodeError as exc:
+        raise LanternError(f"The history file {path} is not UTF-8 text; save it as UTF-8 JSON.") from exc
+    try:
+        history = json.loads(text)
+    except ValueError as exc:
+        raise LanternError(f"The history file {path} is not valid JSON ({exc}); "
+                           "give a list of {\"role\", \"content\"} objects.") from exc
+    if not isinstance(history, list):
+        raise LanternError(f"The history file {path} must hold a JSON list of turns.")
+    for i, turn in enumerate(history, 1):
+        if not (isinstance(turn, dict) and turn.get("role") in ("user", "assistant")
+                and isinstance(turn.get("content"), str)):
+            raise LanternError(f"Turn {i} of the history file {path} is not "
+                               "{\"role\": \"user\" or \"assistant\", \"content\": \"text\"}; fix or remove it.")
+    return history
 
 
 def _cmd_search(args) -> int:
@@ -186,13 +218,7 @@ def _cmd_ask(args) -> int:
 
     history = None
     if args.history:
-        try:
-            history = json.loads(args.history.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise LanternError(f"The history file {args.history} is not readable JSON ({exc}); "
-                               "give a list of {\"role\", \"content\"} objects.") from exc
-        if not isinstance(history, list):
-            raise LanternError(f"The history file {args.history} must hold a JSON list of turns.")
+        history = _read_history(args.history)
     if not args.query.strip():
         raise LanternError("The question is empty; type a question about the course.")
     bundle = _open_bundle(args.bundle)

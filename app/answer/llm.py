@@ -65,6 +65,8 @@ class LlamaChatModel:
         self.path = Path(path)
         self.name = self.path.name
         self.n_ctx = n_ctx
+        if self.path.is_dir():
+            raise ModelError(f"The chat model {self.path} is a folder; choose a .gguf file with --model or in Settings.")
         if not self.path.is_file():
             raise ModelError(f"The chat model {self.path} is missing; run `make models`, or choose another GGUF "
                              "file with --model or in Settings.")

@@ -104,7 +104,7 @@ def parse_question(row: object, where: str = "question") -> EvalQuestion:
     if not isinstance(history, list) or not all(
             isinstance(t, dict) and t.get("role") in ROLES and isinstance(t.get("content"), str) for t in history):
         raise QuestionFileError(f"{where}: `history` must be a list of {{\"role\": \"user\"|\"assistant\", "
-                                "\"content\": \"...\"}} turns.")
+                                "\"content\": \"...\"} turns.")
     notes = row.get("notes") or ""
     return EvalQuestion(id=qid, question=question, question_class=question_class, expect=expect,
                         expected_sources=sources, expected_section=section or None,
