@@ -4,7 +4,8 @@ import pytest
 
 from app.retrieval.folders import FolderIndex
 from app.retrieval.fusion import additive_fusion, diversify_sources, min_max_normalize, weighted_score_fusion
-from app.retrieval.gate import has_strong_evidence, looks_like_name, outside_embedding_languages, unknown_names
+from app.retrieval.gate import (has_strong_evidence, looks_like_name, outside_embedding_languages, undefined_term,
+                                unknown_names)
 from app.retrieval.tokenize import written_words
 from app.retrieval.retriever import FUSIONS, Retriever
 
@@ -72,6 +73,21 @@ def test_unknown_names_and_the_gate():
                      "If I’ll wire it later, which pin?"):
         assert unknown_names(question, vocabulary.__contains__, lambda phrase: False) == [], question
     assert not looks_like_name("I'm", False) and not looks_like_name("I", False) and looks_like_name("Im2c", False)
+
+
+def test_a_definition_question_about_a_term_the_course_never_uses_names_it():
+    vocabulary = {"digit", "twin", "relay", "geofenc", "telemetri", "sensor"}.__contains__
+    phrases = {"relay", "geofence", "telemetry", "soil moisture", "sensor"}.__contains__
+    assert undefined_term("What is a digital twin?", vocabulary, phrases) == "digital twin"
+    assert undefined_term("so what's a Digital  Twin", vocabulary, phrases) == "Digital Twin"
+    assert undefined_term("What does QoS mean?", vocabulary, phrases) == "QoS"
+    for known in ("What is a relay?", "What are geofences?", "What's telemetry?", "What is soil moisture?",
+                  "What are sensors?"):
+        assert undefined_term(known, vocabulary, phrases) == "", known
+    # Not a definition question, or a description rather than a term: left to the other rules.
+    for other in ("What is the difference between a relay and a transistor?", "How do I wire a digital twin?",
+                  "What is a digital twin used for in farming?"):
+        assert undefined_term(other, vocabulary, phrases) == "", other
 
 
 def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():

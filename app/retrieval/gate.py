@@ -94,6 +94,46 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
     return [name for name in found if not (" " in name and any(part in found for part in name.split()))]
 
 
+#: "What is a digital twin?", "What are geofences?", "What does QoS mean?": the term asked about.
+_DEFINITION = (
+    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?"
+               r"(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s*\??\s*$", re.IGNORECASE),
+    re.compile(r"^\s*what\s+does\s+(?:an?\s+|the\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
+               r"\s*\??\s*$", re.IGNORECASE),
+)
+#: A defined term longer than this many words is a description, not a term ("the difference
+#: between MQTT and HTTP"), and is left to the other rules.
+MAX_TERM_WORDS = 3
+
+
+def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
+                   phrase_found: Callable[[str], bool]) -> str:
+    """The term a definition question asks about ("What is a digital twin?" -> "digital twin")
+    when the course never mentions it, else ''. Only questions that are nothing but "what is /
+    what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged: the
+    term is known when it occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
+    for a single word, when its stem is in the lexical vocabulary."""
+    for pattern in _DEFINITION:
+        match = pattern.match(question)
+        if match:
+            break
+    else:
+        return ""
+    term = " ".join(match.group("term").split())
+    words = term.split()
+    if not words or len(words) > MAX_TERM_WORDS or not any(c.isalpha() for c in term):
+        return ""
+    if phrase_found(term):
+        return ""
+    if words[-1].lower().endswith("s") and len(words[-1]) > 3 and phrase_found(" ".join(words[:-1] + [words[-1][:-1]])):
+        return ""
+    if len(words) == 1:
+        variants = word_variants(words[0])
+        if variants and in_vocabulary(variants[0]):
+            return ""
+    return term
+
+
 def outside_embedding_languages(question: str) -> bool:
     """True when at least half of the question's letters are Chinese, Japanese or Korean.
 

@@ -17,7 +17,7 @@ from ..embedding import Embedder
 from ..records import Hit
 from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
-from .gate import has_strong_evidence, outside_embedding_languages, unknown_names
+from .gate import has_strong_evidence, outside_embedding_languages, undefined_term, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .links import link_only_target
@@ -236,6 +236,10 @@ class Retriever:
         best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
         names = unknown_names(question, self.bundle.lexical_index.has_token,
                               lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
+        term = undefined_term(question, self.bundle.lexical_index.has_token,
+                              lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
+        if term and term not in names:
+            names.append(term)
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
         has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
