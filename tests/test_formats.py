@@ -94,3 +94,15 @@ def test_links_out_of_the_course_folder_and_binary_files_are_skipped(course, tmp
     build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder())
     reader = BundleReader(tmp_path / "b.sqlite")
     assert not reader.fts_phrase("password file", 5)
+
+
+def test_images_the_guides_show_but_the_folder_lacks_are_reported(course, tmp_path):
+    from app.bundle.plan import plan_course
+
+    guide = course / "lessons" / "oled.md"
+    guide.write_text(guide.read_text(encoding="utf-8") + "\n![Pinout](../images/pinout.png)\n"
+                     "![Logo](https://example.org/logo.png)\n", encoding="utf-8")
+    plan = plan_course(course, "checksum")
+    assert list(plan.assets) == ["images/wiring.svg"]
+    [warning] = [w for w in plan.warnings if "image" in w]
+    assert warning.startswith("1 image the guides show is not in the course folder (first: images/pinout.png)")

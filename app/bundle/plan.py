@@ -24,7 +24,7 @@ from typing import Callable
 from ..errors import CourseFolderError
 from ..ingest.chunker import ChunkedDoc, ChunkerSettings, chunk_document
 from ..ingest.markdown import parser
-from ..ingest.reader import read_course
+from ..ingest.reader import IMAGE_TYPES, read_course
 from ..records import Chunk, SourceDoc
 
 #: ``progress(stage, done, total)``; stages are "read" and "chunk" (files), "reuse" (chunks
@@ -35,6 +35,7 @@ Progress = Callable[[str, int, int], None]
 _HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 #: Document kinds whose text is Markdown (HTML and PDF are converted to Markdown when read).
 _MARKDOWN_KINDS = {"markdown", "html", "pdf"}
+_IMAGE_EXTENSIONS = frozenset(IMAGE_TYPES)
 
 
 @dataclass
@@ -67,8 +68,9 @@ def corpus_version(chunks: list[Chunk], settings: ChunkerSettings, embedding_che
     return digest.hexdigest()
 
 
-def referenced_images(doc_path: str, text: str, images: dict[str, Path]) -> set[str]:
-    """Course-relative paths of images a Markdown text references and the folder holds."""
+def referenced_images(doc_path: str, text: str, images: dict[str, Path], missing: set[str] | None = None) -> set[str]:
+    """Course-relative paths of images a Markdown text references and the folder holds; the
+    paths it references that the folder does not hold are added to ``missing`` when given."""
     sources: list[str] = []
     for token in parser().parse(text):
         for child in token.children or []:
@@ -84,6 +86,9 @@ def referenced_images(doc_path: str, text: str, images: dict[str, Path]) -> set[
         rel = posixpath.normpath(posixpath.join(base, src.split("#")[0].split("?")[0]))
         if rel in images:
             found.add(rel)
+        elif missing is not None and posixpath.splitext(rel)[1].lower() in _IMAGE_EXTENSIONS \
+                and not rel.startswith("../"):
+            missing.add(rel)
     return found
 
 
@@ -101,17 +106,23 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
     notify("read", len(report.documents), len(report.documents))
     chunked: list[ChunkedDoc] = []
     assets: set[str] = set()
+    missing: set[str] = set()
     total_chunks = 0
     for i, doc in enumerate(report.documents, 1):
         cd = chunk_document(doc, settings)
         chunked.append(cd)
         total_chunks += len(cd.chunks)
         if doc.kind in _MARKDOWN_KINDS:
-            assets |= referenced_images(doc.path, doc.text, report.images)
+            assets |= referenced_images(doc.path, doc.text, report.images, missing)
         notify("chunk", i, len(report.documents))
     chunks = [c for cd in chunked for c in cd.chunks]
     if not chunks:
         raise CourseFolderError(f"The guides in {source_dir} contain no text to index; add guides with content.")
+    if missing:
+        first = sorted(missing)[0]
+        report.warnings.append(f"{len(missing):,} image{'s' if len(missing) != 1 else ''} the guides show "
+                               f"{'are' if len(missing) != 1 else 'is'} not in the course folder (first: {first}); "
+                               "they will be missing from the guides in the app. Copy the images into the folder to include them")
     return CoursePlan(documents=report.documents, chunked=chunked,
                       assets={rel: report.images[rel] for rel in sorted(assets)}, settings=settings,
                       embedding_checksum=embedding_checksum,
