@@ -10,8 +10,17 @@ States (``--state``, default ``answer``; ``all`` takes each but ``conversation``
 - ``viewer``: the Contents tab and a guide section with its wiring diagram and a marked passage;
 - ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
   status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
+On request only (not part of ``all``), to check the window's layout:
+- ``start``: the window ready, nothing asked yet (the answer's placeholder text);
+- ``long-question``: a question with no spaces (``--question``, default ``Why_do_I_get_EEE…``,
+  313 characters, like a pasted compiler line) answered; the window must not grow;
+- ``too-long``: ``--question`` answered, then a 50,000-character question refused: the error
+  must be readable and the status bar must not keep the previous answer's time.
+Each prints the window's width before and after to stderr.
 With ``--dark`` the window uses a dark Fusion palette (to check that dark themes read well)
 and the files are named ``screenshot-<state>-dark.png``.
+``--font-size N`` sets the font size after the models load, as Settings does (at once); the
+files are then named ``screenshot-<state>-font<N>.png``.
 Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --follow-up, --out-dir (default
 docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
 kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
@@ -40,19 +49,22 @@ QUESTION = "My OLED display stays blank, what should I check?"
 FOLLOW_UP = "How do I wire the DHT11 sensor?"
 SEARCH = "oled blank"
 VIEWER_PASSAGE = "SDA GPIO 21"  # the OLED wiring section, with its diagram
+LONG_QUESTION = "Why_do_I_get_" + "E" * 300  # no spaces, like a pasted URL or compiler line
+TOO_LONG = "x" * 50_000
 STATES = ("answer", "search", "viewer", "degraded")  # ``all``: the pictures in README.md and docs/gui.md
-EXTRA_STATES = ("conversation",)  # on request only
+EXTRA_STATES = ("conversation", "start", "long-question", "too-long")  # on request only
 SIZE = (1380, 860)
 
 
 def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,
-         follow_up: str = FOLLOW_UP) -> int:
+         follow_up: str = FOLLOW_UP, font_size: int = 0) -> int:
     """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
     window = MainWindow(bundle, lambda report: load_assistant(bundle, None, report))
     window.resize(*SIZE)
     window.splitter.setSizes([600, SIZE[0] - 600])
     window.show()
     outcome = {"code": 1}
+    widths = [window.width()]
     loop = QEventLoop()
 
     def finish() -> None:
@@ -60,6 +72,8 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         loop.quit()
 
     def save() -> None:
+        widths.append(window.width())
+        print(f"[{state}] window width {widths[0]} px before, {widths[-1]} px when saved", file=sys.stderr)
         out.parent.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(out), "PNG", 9)
         print(f"saved {out} ({out.stat().st_size // 1024} KB)", file=sys.stderr)
@@ -78,6 +92,10 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
                 return
             window.show_exchange(0)
             answer = window.shown.answer
+        if state == "too-long":  # now the question that is refused
+            window.question_box.setPlainText(TOO_LONG)
+            window.ask()
+            return
         first = (answer.citations or answer.passages or (None,))[0]
         if first is not None:
             window.open_citation(first.n)
@@ -86,9 +104,13 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         QTimer.singleShot(500, save)
 
     def ready() -> None:
-        if state in ("answer", "conversation", "degraded"):
+        if font_size:
+            window.apply_font_size(font_size)
+        if state in ("answer", "conversation", "degraded", "long-question", "too-long"):
             window.question_box.setPlainText(question)
             window.ask()
+        elif state == "start":
+            QTimer.singleShot(500, save)
         elif state == "search":
             window.focus_search()
             window.search.box.setText(SEARCH)
@@ -108,7 +130,14 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         finish()
 
     window.answer_shown.connect(answered)
-    window.error_shown.connect(lambda message: (print(message, file=sys.stderr), finish()))
+    def refused(message: str) -> None:
+        print(message, file=sys.stderr)
+        if state == "too-long":
+            QTimer.singleShot(500, save)
+        else:
+            finish()
+
+    window.error_shown.connect(refused)
     window.models_loaded.connect(ready)  # in the GUI thread (the worker's own signals are not)
     timer = QTimer(window)
     timer.setSingleShot(True)
@@ -139,12 +168,14 @@ def dark_palette():
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", type=Path, default=ROOT / "corpus_bundle" / "esp32-starter.sqlite")
-    parser.add_argument("--question", default=QUESTION)
+    parser.add_argument("--question", default=None,
+                        help=f"default: {QUESTION!r} (long-question: Why_do_I_get_ and 300 E)")
     parser.add_argument("--follow-up", default=FOLLOW_UP, help="the second question of --state conversation")
     parser.add_argument("--state", choices=STATES + EXTRA_STATES + ("all",), default="answer")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     parser.add_argument("--dark", action="store_true", help="use a dark palette")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for each state")
+    parser.add_argument("--font-size", type=int, default=0, help="font size in points, applied as Settings does")
     args = parser.parse_args()
 
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
@@ -160,8 +191,11 @@ def main() -> int:
         if state == "degraded":
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
-            name = f"screenshot-{state}{'-dark' if args.dark else ''}.png"
-            code |= take(state, bundle, args.question, args.out_dir / name, args.timeout, args.follow_up)
+            name = (f"screenshot-{state}{'-dark' if args.dark else ''}"
+                    f"{f'-font{args.font_size}' if args.font_size else ''}.png")
+            question = args.question or (LONG_QUESTION if state == "long-question" else QUESTION)
+            code |= take(state, bundle, question, args.out_dir / name, args.timeout, args.follow_up,
+                         args.font_size)
         finally:
             if saved_models is None:
                 os.environ.pop("LANTERN_MODELS_DIR", None)

@@ -26,6 +26,7 @@ from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch
 from ..records import HEADING_SEPARATOR
 from .render import mark_prefixes, plain_marks, snippet_html
 from .theme import mark_colors
+from .widgets import FitLabel
 
 #: Item data roles: where an item leads, and the HTML a delegate draws.
 LOCATION_ROLE = Qt.UserRole
@@ -174,9 +175,8 @@ class GuideSearch(QWidget):
                                           "Press Down to reach the results.")
         label.setBuddy(self.box)
         layout.addWidget(self.box)
-        self.count_label = QLabel("")
+        self.count_label = FitLabel("", max_lines=3)  # it quotes the query, which may be one long word
         self.count_label.setAccessibleName("Search results count")
-        self.count_label.setWordWrap(True)
         layout.addWidget(self.count_label)
         self.results = QListWidget()
         self.results.setAccessibleName("Search results")

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QUrl, Signal
-from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QFont, QKeySequence, QShortcut, QTextCursor)
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl, Signal
+from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QColor, QFont, QKeySequence, QPalette, QShortcut,
+                           QTextCursor)
 from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
-                               QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from ..bundle.reader import BundleReader
 from ..config import Settings, settings_path
@@ -35,9 +36,11 @@ from .conversation import Conversation, Exchange
 from .render import CITE_SCHEME, answer_as_text, answer_html, excerpt
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .theme import answer_style, guide_style, muted_text, warning_text
-from .viewer import ViewerPanel
-from .words import (DEGRADED_NOTES, DEGRADED_WORDS, EARLIER_LATEST, EARLIER_PLACEHOLDER,  # noqa: F401
-                    EARLIER_TITLE, EARLIER_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS, STOPPED_WORDS)
+from .viewer import ViewerPanel, bold_font
+from .widgets import AnswerView, FitLabel
+from .words import (ANSWER_PLACEHOLDER, DEGRADED_NOTES, DEGRADED_WORDS, EARLIER_LATEST,  # noqa: F401
+                    EARLIER_PLACEHOLDER, EARLIER_TITLE, EARLIER_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS,
+                    STOPPED_WORDS, finished_status, short_question)
 from .workers import AssistantFactory, AssistantWorker
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
@@ -48,6 +51,9 @@ except ImportError:  # pragma: no cover - older Qt
 log = logging.getLogger(__name__)
 
 HISTORY_TURNS = 3  # exchanges kept for follow-up questions
+QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; the tooltip has it all)
+EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
+STATUS_CHARS = 24  # characters of a status message kept when the status bar is short (the rest is elided)
 TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
 
 
@@ -63,7 +69,9 @@ class MainWindow(QMainWindow):
     (whether Stop ended the last answer), ``history`` (the exchanges sent as memory),
     ``conversation`` (every finished exchange of this conversation, in memory only),
     ``earlier`` (the combo box of those questions), ``shown`` (the :class:`Exchange` on
-    screen, None while a question runs).
+    screen, None while a question runs), ``message_label`` (the status bar's message; see
+    :meth:`show_status` / :meth:`status_text`), ``sources_title``. Labels showing text Lantern
+    does not control are :class:`~app.gui.widgets.FitLabel`: ``text()`` is the whole text.
     ``answer_shown(Answer)`` and ``error_shown(str)`` are emitted (in the GUI thread) once
     the window has shown a final answer or an error; ``models_loaded()`` once loading ended.
     """
@@ -102,17 +110,19 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(ask_page)
         layout.setContentsMargins(6, 6, 6, 6)
 
-        self.notice = QLabel(LOADING_NOTE)
-        self.notice.setWordWrap(True)
+        # Labels of text Lantern does not control (questions, messages, names) wrap anywhere
+        # or are elided (FitLabel), so no text widens the window; bold and colour are set as
+        # font and palette, not style sheets, so they follow the font size (Settings) at once.
+        self.notice = FitLabel(LOADING_NOTE)
         self.notice.setFrameShape(QFrame.StyledPanel)
         self.notice.setMargin(6)
+        self.notice.setFont(bold_font())
         self.notice.setAccessibleName("Note")
         layout.addWidget(self.notice)
 
         top = QHBoxLayout()
-        self.conversation_label = QLabel("")
+        self.conversation_label = FitLabel("")
         self.conversation_label.setAccessibleName("Conversation")
-        self.conversation_label.setWordWrap(True)
         top.addWidget(self.conversation_label, 1)
         self.new_button = QPushButton("&New conversation")
         self.new_button.setAccessibleName("New conversation")
@@ -153,28 +163,24 @@ class MainWindow(QMainWindow):
         self.earlier_row.hide()
         layout.addWidget(self.earlier_row)
 
-        self.asked_label = QLabel("")
-        self.asked_label.setWordWrap(True)
+        self.asked_label = FitLabel("", max_lines=QUESTION_LINES)
         self.asked_label.setAccessibleName("Your question")
-        self.asked_label.setTextFormat(Qt.PlainText)
         layout.addWidget(self.asked_label)
 
-        self.answer_view = QTextBrowser()
+        self.answer_view = AnswerView()
         self.answer_view.setOpenLinks(False)
         self.answer_view.setAccessibleName("Answer")
         self.answer_view.setAccessibleDescription("The answer; Tab moves between its citation links, Enter opens one")
         self.answer_view.anchorClicked.connect(self._citation_clicked)
-        self.answer_view.setPlaceholderText(f"Ask a question about {self.bundle.title}. "
-                                            "Answers come from the course guides, with numbered citations.")
+        self.answer_view.set_placeholder(ANSWER_PLACEHOLDER.format(title=self.bundle.title))
         layout.addWidget(self.answer_view, 3)
 
-        self.state_label = QLabel("")
-        self.state_label.setWordWrap(True)
+        self.state_label = FitLabel("")
         self.state_label.setAccessibleName("Answer state")
         layout.addWidget(self.state_label)
 
-        sources_title = QLabel("S&ources")
-        sources_title.setStyleSheet("font-weight: bold;")
+        self.sources_title = sources_title = QLabel("S&ources")
+        sources_title.setFont(bold_font())
         layout.addWidget(sources_title)
         self.sources_list = QListWidget()
         self.sources_list.setAccessibleName("Sources")
@@ -195,7 +201,7 @@ class MainWindow(QMainWindow):
                                                    "Tab then moves to the answer")
         self.question_box.setPlaceholderText("e.g. My OLED display stays blank, what should I check?")
         self.question_box.setTabChangesFocus(True)
-        self.question_box.setFixedHeight(self.question_box.fontMetrics().lineSpacing() * 3 + 16)
+        self._fit_question_box()
         question_title.setBuddy(self.question_box)
         layout.addWidget(self.question_box)
 
@@ -256,26 +262,66 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         built = self.bundle.meta.get("built_at", "")
-        self.course_label = QLabel(self.bundle.title)
+        # Messages go to a label of their own (not showMessage, which is drawn under the labels
+        # on the right and cut off when they are wide); every label is elided when the bar is short.
+        self.message_label = FitLabel("", max_lines=1, min_chars=STATUS_CHARS)
+        self.message_label.setAccessibleName("Status")
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(lambda: self.show_status(""))
+        self.course_label = FitLabel(self.bundle.title, max_lines=1)
         self.course_label.setAccessibleName("Course")
         self.course_label.setToolTip(str(self.bundle.path))
-        self.version_label = QLabel(f"corpus {self.bundle.corpus_version[:12]}"
-                                    + (f" · built {built[:10]}" if built else ""))
+        self.version_label = FitLabel(f"corpus {self.bundle.corpus_version[:12]}"
+                                      + (f" · built {built[:10]}" if built else ""), max_lines=1)
         self.version_label.setToolTip(f"Corpus version {self.bundle.corpus_version}, built "
                                       f"{built or 'at an unknown time'}")
         self.version_label.setAccessibleName("Corpus version and build date")
-        self.model_label = QLabel("model: loading…")
+        self.model_label = FitLabel("model: loading…", max_lines=1)
         self.model_label.setAccessibleName("Language model")
-        self.degraded_label = QLabel("")
+        self.degraded_label = FitLabel("", max_lines=1)
         self.degraded_label.setAccessibleName("Limitations")
         self.load_bar = QProgressBar()
         self.load_bar.setRange(0, 0)  # busy: loading has no measurable steps
         self.load_bar.setMaximumWidth(120)
         self.load_bar.setAccessibleName("Loading the models")
         bar.addWidget(self.load_bar)
+        bar.addWidget(self.message_label, 1)
         for label in (self.course_label, self.version_label, self.model_label, self.degraded_label):
             bar.addPermanentWidget(label)
-        bar.showMessage("Loading the models…")
+        bar.installEventFilter(self)  # share its width again when it, or a text in it, changes
+        self.show_status("Loading the models…")
+
+    def _fit_status_bar(self) -> None:
+        """Share the status bar when its texts don't all fit (a big font, a narrow window): the
+        message keeps up to :data:`STATUS_CHARS` characters, and the labels on the right give
+        up room in proportion to their length; each elided label has its whole text as tooltip."""
+        bar = self.statusBar()
+        labels = [self.course_label, self.version_label, self.model_label, self.degraded_label]
+        wants = [label.sizeHint().width() if label.text() else 0 for label in labels]
+        spacing = 8
+        room = bar.width() - 24 - spacing * (len(labels) + 1)  # the size grip and the gaps
+        if self.load_bar.isVisible():
+            room -= self.load_bar.width() + spacing
+        message = self.message_label
+        keep = min(message.sizeHint().width(), message.minimumSizeHint().width()) if message.text() else 0
+        share = (room - keep) / sum(wants) if sum(wants) + keep > room and sum(wants) else None
+        for label, want in zip(labels, wants):
+            limit = 16_777_215 if share is None else max(label.minimumSizeHint().width(), int(want * share))
+            if label.maximumWidth() != limit:
+                label.setMaximumWidth(limit)
+
+    def show_status(self, text: str, timeout_ms: int = 0) -> None:
+        """Say ``text`` in the status bar (for ``timeout_ms``, or until the next message)."""
+        self._message_timer.stop()
+        self.message_label.setText(text)
+        self._fit_status_bar()
+        if text and timeout_ms:
+            self._message_timer.start(timeout_ms)
+
+    def status_text(self) -> str:
+        """The status bar's message ('' when none)."""
+        return self.message_label.text()
 
     def _build_actions(self) -> None:
         """The menus; their shortcuts are the window's keyboard shortcuts."""
@@ -332,6 +378,10 @@ class MainWindow(QMainWindow):
 
     # --- keyboard ---------------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if obj is self.question_box and event.type() == QEvent.FontChange:
+            self._fit_question_box()
+        if obj is self.statusBar() and event.type() in (QEvent.Resize, QEvent.LayoutRequest):
+            self._fit_status_bar()
         if obj is self.question_box and event.type() == QEvent.KeyPress \
                 and event.key() in (Qt.Key_Return, Qt.Key_Enter) \
                 and not event.modifiers() & Qt.ShiftModifier:
@@ -342,6 +392,13 @@ class MainWindow(QMainWindow):
             self.copy_answer()
             return True
         return super().eventFilter(obj, event)
+
+    def _fit_question_box(self) -> None:
+        """Three lines of the question box's font (again after a font size change)."""
+        box = self.question_box
+        margins = box.contentsMargins()
+        box.setFixedHeight(box.fontMetrics().lineSpacing() * 3 + int(2 * box.document().documentMargin())
+                           + margins.top() + margins.bottom() + 4)
 
     def _answer_has_text_selection(self) -> bool:
         """True when the student selected text in the answer (a link focused with Tab doesn't count)."""
@@ -382,6 +439,8 @@ class MainWindow(QMainWindow):
         self.answer_view.clear()
         self.sources_list.clear()
         self.asked_label.setText(f"You asked: {question}")
+        if self.ready:  # the last answer's time is stale now (a loading note is not)
+            self.show_status("")
         self.ask_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.copy_button.setEnabled(False)
@@ -430,10 +489,10 @@ class MainWindow(QMainWindow):
         """Put :meth:`answer_text` on the clipboard."""
         text = self.answer_text()
         if not text:
-            self.statusBar().showMessage("There is no answer to copy yet.", 4000)
+            self.show_status("There is no answer to copy yet.", 4000)
             return
         QApplication.clipboard().setText(text)
-        self.statusBar().showMessage("Answer copied with its sources.", 4000)
+        self.show_status("Answer copied with its sources.", 4000)
 
     def _update_conversation_label(self) -> None:
         turns = min(len(self.history) // 2, HISTORY_TURNS)
@@ -467,12 +526,12 @@ class MainWindow(QMainWindow):
 
     # --- worker signals ---------------------------------------------------------------
     def _progress(self, text: str) -> None:
-        self.statusBar().showMessage(text)
+        self.show_status(text)
 
     def _ready(self, assistant) -> None:
         self.ready = True
         self.load_bar.hide()
-        self.statusBar().clearMessage()
+        self.show_status("")
         self.model_label.setText(f"model: {assistant.model_name}" if assistant.model_name else "no language model")
         self.degraded = tuple(assistant.degraded)
         words = [DEGRADED_WORDS.get(d, d) for d in self.degraded]
@@ -490,7 +549,7 @@ class MainWindow(QMainWindow):
 
     def _load_failed(self, message: str) -> None:
         self.load_bar.hide()
-        self.statusBar().showMessage("The models could not be loaded.")
+        self.show_status("The models could not be loaded.")
         self.model_label.setText("no language model")
         self.notice.setText(f"{message} You can still search the guides (Ctrl+F).")
         self._show_note(message)
@@ -520,7 +579,8 @@ class MainWindow(QMainWindow):
                              {"role": "assistant", "content": answer.text}]
         self._update_conversation_label()
         self.question_box.selectAll()  # typing replaces it; the question is shown above the answer
-        self.statusBar().showMessage(f"Answered in {answer.timings_ms.get('total', 0) / 1000:.1f} s", 5000)
+        self.show_status(finished_status(answer.state, answer.timings_ms.get("total", 0) / 1000,
+                                         search_only="search-only" in answer.degraded, stopped=self.stopped), 8000)
         self._announce(f"{state} {self.answer_view.toPlainText()}")
         self.answer_shown.emit(answer)
         self._clear_if_asked()
@@ -570,7 +630,7 @@ class MainWindow(QMainWindow):
         box.clear()
         latest = self.conversation.latest
         for exchange in self.conversation:
-            question = " ".join(exchange.question.split())
+            question = short_question(exchange.question, EARLIER_CHARS)  # the view elides it further
             box.addItem(f"{question} {EARLIER_LATEST}" if exchange is latest else question)
             answer_words = excerpt(exchange.answer.text, 160) or self._state_words(exchange)
             box.setItemData(box.count() - 1, answer_words, Qt.ToolTipRole)
@@ -588,6 +648,7 @@ class MainWindow(QMainWindow):
 
     def _failed(self, message: str) -> None:
         self._idle()
+        self.show_status("")
         self._set_state(message)
         self.error_shown.emit(message)
         self._clear_if_asked()
@@ -662,7 +723,7 @@ class MainWindow(QMainWindow):
     def _show_note(self, message: str) -> None:
         """A one-sentence problem that does not stop the app."""
         self.state_label.setText(message)
-        self.statusBar().showMessage(message, 10000)
+        self.show_status(message, 10000)
 
     # --- settings, palette, layout -----------------------------------------------------
     def open_settings(self) -> None:
@@ -673,21 +734,26 @@ class MainWindow(QMainWindow):
             return
         after = dialog.settings
         if after.font_size and after.font_size != before.font_size:
-            app = QApplication.instance()
-            font = QFont(app.font())
-            font.setPointSize(after.font_size)
-            app.setFont(font)
+            self.apply_font_size(after.font_size)
         changed = (after.bundle, after.chat_model, after.threads) != (before.bundle, before.chat_model, before.threads)
-        self.statusBar().showMessage(f"Settings saved. {RESTART_NOTE}" if changed else "Settings saved.", 8000)
+        self.show_status(f"Settings saved. {RESTART_NOTE}" if changed else "Settings saved.", 8000)
+
+    def apply_font_size(self, points: int) -> None:
+        """Make ``points`` the application's font size, at once (Settings → font size)."""
+        app = QApplication.instance()
+        font = QFont(app.font())
+        font.setPointSize(points)
+        app.setFont(font)
 
     def _apply_palette(self) -> None:
         """Style sheets from the current palette (called again when the system theme changes)."""
         palette = self.palette()
         self.answer_view.document().setDefaultStyleSheet(answer_style(palette))
         self.viewer.document().setDefaultStyleSheet(guide_style(palette))
-        self.state_label.setStyleSheet(f"color: {muted_text(palette)};")
-        self.degraded_label.setStyleSheet(f"color: {warning_text(palette)};")
-        self.notice.setStyleSheet("font-weight: bold;")
+        for label, colour in ((self.state_label, muted_text(palette)), (self.degraded_label, warning_text(palette))):
+            own = QPalette()  # only the text colour is set; the rest follows the window's palette
+            own.setColor(QPalette.WindowText, QColor(colour))
+            label.setPalette(own)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):

@@ -8,6 +8,9 @@ Pure functions (no Qt): they take text and return HTML strings, so they are easy
   by the heading's character offset, so they equal ``BundleReader.headings``), and image
   sources rewritten to ``asset:<path relative to the course root>``.
 - :func:`resolve_link`: a link inside a guide -> ``(guide path, anchor)`` of another guide.
+- :func:`passage_words` / :func:`locate_words`: the words of a passage as the viewer shows
+  them (rendered like the guide: no emphasis markers, link targets, list markers, entities),
+  and where that run of words is in the rendered guide, to mark the cited passage.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+import textwrap
+from collections import defaultdict
+from difflib import SequenceMatcher
+from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
@@ -152,6 +159,99 @@ def plain_lines(markdown_text: str) -> list[str]:
         if stripped:
             out.append(stripped)
     return out
+
+
+#: A word as :func:`passage_words` and the viewer count them.
+WORD = re.compile(r"\w+")
+#: Words of the guide between two matched parts of a passage, beyond those of the passage, that
+#: still count as one passage (what the passage says and the guide does not show is skipped freely).
+EXTRA_WORDS = 3
+
+_PASSAGE_MD = MarkdownIt("commonmark").enable("table")  # no front matter: a passage may start with ---
+
+
+class _TextOf(HTMLParser):
+    """The text an HTML fragment shows (what QTextDocument shows of it): tags, comments and
+    ``<img alt>`` dropped, entities decoded."""
+
+    HIDDEN = {"style", "script", "title", "head"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag in self.HIDDEN:
+            self._hidden += 1
+        self.parts.append(" ")
+
+    def handle_endtag(self, tag) -> None:
+        if tag in self.HIDDEN and self._hidden:
+            self._hidden -= 1
+        self.parts.append(" ")
+
+    def handle_data(self, data) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def passage_text(markdown_text: str) -> str:
+    """A chunk's Markdown as the rendered guide shows it (white space aside): rendered with the
+    guide's parser, so emphasis markers, link targets, list markers, images, line breaks and
+    HTML entities are gone as they are in the viewer."""
+    parser = _TextOf()
+    parser.feed(_PASSAGE_MD.render(textwrap.dedent(markdown_text)))
+    parser.close()
+    return "".join(parser.parts)
+
+
+def passage_words(markdown_text: str) -> list[str]:
+    """The words (lower case) of :func:`passage_text`."""
+    return [w.lower() for w in WORD.findall(passage_text(markdown_text))]
+
+
+def locate_words(haystack: list[str], needle: list[str], near: int = 0) -> tuple[int, int] | None:
+    """``(first, last)`` indexes in ``haystack`` (a rendered guide's words) of the run that
+    matches ``needle`` (a passage's words) in order, or None when it is not there.
+
+    The run is found by the passage's first three words that occur together in the guide
+    (then two), the occurrence at or after ``near`` (the cited heading) first; it is then
+    aligned word by word, so words of the passage the guide does not show (an unresolved
+    reference link) are skipped, and a stray common word further on is not taken for the
+    passage's end."""
+    if not haystack or not needle:
+        return None
+    guess = None
+    for size in (3, 2) if len(needle) >= 2 else (1,):
+        grams: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        for i in range(len(haystack) - size + 1):
+            grams[tuple(haystack[i:i + size])].append(i)
+        for offset in range(len(needle) - size + 1):
+            found = grams.get(tuple(needle[offset:offset + size]))
+            if found:
+                starts = [max(0, i - offset) for i in found]
+                after = [i for i in starts if i >= near]
+                guess = min(after) if after else max(starts)
+                break
+        if guess is not None:
+            break
+    if guess is None:
+        return None
+    low = max(0, guess - EXTRA_WORDS)
+    window = haystack[low:guess + len(needle) + 2 * EXTRA_WORDS + 10]
+    blocks = [b for b in SequenceMatcher(None, needle, window, autojunk=False).get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    core = max(range(len(blocks)), key=lambda i: blocks[i].size)
+    first = last = blocks[core]
+    for block in reversed(blocks[:core]):
+        if first.b - (block.b + block.size) <= first.a - (block.a + block.size) + EXTRA_WORDS:
+            first = block
+    for block in blocks[core + 1:]:
+        if block.b - (last.b + last.size) <= block.a - (last.a + last.size) + EXTRA_WORDS:
+            last = block
+    return low + first.b, low + last.b + last.size - 1
 
 
 def excerpt(text: str, limit: int = 110) -> str:

@@ -18,20 +18,19 @@ import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont, QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QHBoxLayout, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
-from .render import ASSET_SCHEME, guide_html, plain_lines, resolve_link
+from .render import ASSET_SCHEME, WORD, guide_html, locate_words, passage_text, resolve_link
 from .theme import guide_style, highlight_colors
+from .widgets import FitLabel
 
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_WIDTH = 560
 HISTORY_LIMIT = 100
-#: Characters of a passage's first/last line searched for in the rendered guide.
-PROBE_CHARS = 60
 
 try:  # QtSvg ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtSvg import QSvgRenderer
@@ -169,63 +168,54 @@ class GuideViewer(QTextBrowser):
             block = block.next()
         return 0
 
-    def _find(self, needle: str, start: int) -> QTextCursor | None:
-        cursor = self.document().find(needle, start)
-        if cursor.isNull():
-            cursor = self.document().find(needle, 0)
-        return None if cursor.isNull() else cursor
-
     def _mark(self, passage: str) -> str:
-        """Give the passage a yellow background (as extra selections); returns its plain text."""
+        """Give the passage a yellow background (as extra selections); returns its plain text.
+
+        The passage is a chunk's Markdown; the viewer shows it rendered (no emphasis markers,
+        link targets or list markers, entities decoded, lines joined), so its words, rendered
+        the same way, are looked for in the document's words (:func:`locate_words`), nearest
+        after the cited heading, and the mark runs from its first word to its last."""
         self.setExtraSelections([])
         self._highlight_cursor = None
-        lines = plain_lines(passage)
-        if not lines:
+        shown = passage_text(passage) if passage else ""
+        needle = [w.lower() for w in WORD.findall(shown)]
+        if not needle:
             return ""
-        start = self._anchor_position(self.anchor)
-        first = self._find(lines[0][:PROBE_CHARS], start)
-        if first is None and len(lines) > 1:
-            first = self._find(lines[1][:PROBE_CHARS], start)
-        if first is None:
-            log.info("passage not found in %s: %r", self.guide, lines[0][:PROBE_CHARS])
+        text = self.document().toPlainText()  # one character per document position
+        spans = [(m.start(), m.end()) for m in WORD.finditer(text)]
+        words = [text[a:b].lower() for a, b in spans]
+        anchor = self._anchor_position(self.anchor)
+        near = next((i for i, (a, _) in enumerate(spans) if a >= anchor), len(spans))
+        found = locate_words(words, needle, near)
+        if found is None:
+            log.info("passage not found in %s: %r", self.guide, " ".join(needle[:8]))
             return ""
-        end_pos = self._passage_end(lines, first, len(passage))
+        start, end = spans[found[0]][0], spans[found[1]][1]
+        # The passage's own closing punctuation (a full stop, a bracket) is part of it.
+        closing = re.search(r"\w([^\w\s]*)\s*$", shown)
+        for char in closing.group(1) if closing else "":
+            if text[end:end + 1] != char:
+                break
+            end += 1
         cursor = QTextCursor(self.document())
-        cursor.setPosition(first.selectionStart())
-        cursor.setPosition(end_pos, QTextCursor.KeepAnchor)
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.KeepAnchor)
         fmt = QTextCharFormat()
-        background, text = highlight_colors(self.palette())
+        background, colour = highlight_colors(self.palette())
         fmt.setBackground(background)
-        fmt.setForeground(text)
+        fmt.setForeground(colour)
         selections = []
-        for start, end in _runs_without_images(first.selectionStart(), cursor.selectedText()):
+        for run_start, run_end in _runs_without_images(start, cursor.selectedText()):
             run = QTextCursor(self.document())
-            run.setPosition(start)
-            run.setPosition(end, QTextCursor.KeepAnchor)
+            run.setPosition(run_start)
+            run.setPosition(run_end, QTextCursor.KeepAnchor)
             selection = QTextEdit.ExtraSelection()
             selection.cursor = run
             selection.format = fmt
             selections.append(selection)
         self.setExtraSelections(selections)
         self._highlight_cursor = QTextCursor(cursor)
-        return cursor.selectedText().replace("\u2029", "\n")
-
-    def _passage_end(self, lines: list[str], first: QTextCursor, length: int) -> int:
-        """Document position where the passage ends: each following line is looked for after
-        the previous one (so a short table cell isn't found earlier in the passage), and only
-        within ``length`` characters (the passage's Markdown length) of its start."""
-        start, end_pos = first.selectionStart(), first.selectionEnd()
-        limit = start + length + 40
-        for line in lines[1:]:
-            found = self.document().find(line[:PROBE_CHARS], end_pos)
-            if found.isNull() or found.selectionEnd() > limit:
-                continue
-            end_pos = found.selectionEnd()
-            if len(line) > PROBE_CHARS:
-                tail = self.document().find(line[-PROBE_CHARS:], found.selectionStart())
-                if not tail.isNull() and tail.selectionEnd() <= limit:
-                    end_pos = max(end_pos, tail.selectionEnd())
-        return end_pos
+        return cursor.selectedText().replace("\u2029", "\n").replace("\u2028", "\n")
 
     def _reveal_highlight(self) -> None:
         """Make sure the marked passage is on screen (the anchor may be a screen above it)."""
@@ -302,6 +292,15 @@ def _runs_without_images(start: int, text: str) -> list[tuple[int, int]]:
     return runs
 
 
+def bold_font() -> QFont:
+    """Bold and nothing else: set on a widget, its size and family still follow the window's
+    font (a style sheet would freeze them at the size they had when it was applied)."""
+    font = QFont()
+    font.setResolveMask(0)
+    font.setBold(True)
+    return font
+
+
 class ViewerPanel(QWidget):
     """The viewer with its header: Back / Forward buttons and the open guide's title."""
 
@@ -315,9 +314,10 @@ class ViewerPanel(QWidget):
         self.forward_button = self._arrow(Qt.RightArrow, "Forward", "Forward (Alt+Right)")
         header.addWidget(self.back_button)
         header.addWidget(self.forward_button)
-        self.title = QLabel("Guide: click a citation, a heading in Contents or a search result to open it here.")
-        self.title.setStyleSheet("font-weight: bold;")
-        self.title.setWordWrap(True)
+        # Two lines at most: a guide's path may be one long word.
+        self.title = FitLabel("Guide: click a citation, a heading in Contents or a search result to open it here.",
+                              max_lines=2)
+        self.title.setFont(bold_font())
         self.title.setAccessibleName("Open guide")
         header.addWidget(self.title, 1)
         layout.addLayout(header)

@@ -34,3 +34,37 @@ EARLIER_TITLE = "&Earlier in this conversation:"
 EARLIER_PLACEHOLDER = "Choose a question to see its answer again"
 EARLIER_LATEST = "(latest)"
 EARLIER_WORDS = "Earlier answer, {n} of {total} in this conversation, shown as it was given."
+#: The answer view before the first question (wrapped to the view).
+ANSWER_PLACEHOLDER = ("Ask a question about {title} below. The answer comes from the course guides, "
+                      "with numbered citations you can open.")
+
+
+def _seconds(seconds: float) -> str:
+    return "under 0.1 s" if seconds < 0.05 else f"{seconds:.1f} s"
+
+
+def finished_status(state: str, seconds: float, search_only: bool = False, stopped: bool = False) -> str:
+    """The status bar's words for a finished question: what took the time, and only what was
+    timed ('' for a declined request, which is refused before any search)."""
+    if state.startswith("declined"):
+        return ""
+    if stopped:
+        return f"Stopped after {_seconds(seconds)}."
+    if state == "answered":
+        return f"Answered in {_seconds(seconds)}."
+    if state == "extractive":
+        if search_only:
+            return f"Found the passages in {_seconds(seconds)}."
+        return f"Replied in {_seconds(seconds)} with passages from the guides."
+    if state == "not-covered":
+        return f"Searched the guides in {_seconds(seconds)}: not covered."
+    return ""
+
+
+def short_question(question: str, limit: int) -> str:
+    """``question`` on one line, at most ``limit`` characters: its start and its end around "…"."""
+    flat = " ".join(question.split())
+    if len(flat) <= limit:
+        return flat
+    tail = limit // 3
+    return f"{flat[:limit - tail - 1].rstrip()}…{flat[-tail:].lstrip()}"
