@@ -58,6 +58,10 @@ def test_no_evidence_says_not_covered_without_asking_the_model(bundle, fake_embe
     assert answer.citations == ()
     assert llm.calls == []
     assert "never mention “Kubernetes”" in answer.text  # says why: a name the guides never use
+    pasted = "Why_do_I_get_" + "E" * 300
+    long_name = assistant(bundle, fake_embedder, llm).answer(f"What is {pasted}?")
+    assert long_name.state == "not-covered" and "“Why_do_I_get_EEE" in long_name.text
+    assert len(long_name.text) < 200 and "…”" in long_name.text  # a pasted long word is shortened
 
 
 @pytest.mark.parametrize("question,state", [

@@ -31,6 +31,11 @@ MIN_SUPPORT = 0.6
 NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
 
 
+def _shorten(name: str, limit: int = 40) -> str:
+    """``name`` cut to ``limit`` characters with "…" (a pasted 300-character word stays readable)."""
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
 def not_covered_text(retrieval) -> str:
     """The not-covered reply, saying why when the gate knows: names the guides never mention,
     or a guide the question names that has no text."""
@@ -38,7 +43,7 @@ def not_covered_text(retrieval) -> str:
         return (f"The guide {retrieval.empty_guides[0]} has no text yet, so the guides don't cover this. "
                 "The nearest sections are listed below.")
     if retrieval.unknown_names:
-        names = ", ".join(f"“{n}”" for n in retrieval.unknown_names[:3])
+        names = ", ".join(f"“{_shorten(n)}”" for n in retrieval.unknown_names[:3])
         return f"The guides don't cover this: they never mention {names}. The nearest sections are listed below."
     return NOT_COVERED_TEXT
 OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about the course guides, "

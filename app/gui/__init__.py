@@ -53,7 +53,7 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
     from ..bundle.reader import BundleReader
-    from ..config import Settings, default_bundle
+    from ..config import Settings, default_bundle, settings_problems
     from ..errors import LanternError
     from .main_window import MainWindow
     from .workers import load_assistant
@@ -84,6 +84,10 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
 
     window = MainWindow(bundle, lambda report: load_assistant(bundle, model_path, report))
     window.show()
+    problems = settings_problems()
+    if problems:  # a hand-edited settings file: say what was ignored, then go on with the defaults
+        print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
+        window._show_note(" ".join(problems))
     code = app.exec()
     window.shutdown()
     return int(code)
