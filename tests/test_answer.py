@@ -116,3 +116,19 @@ def test_stop_ends_generation_early(bundle, fake_embedder):
         "My OLED display stays blank. Which I2C address?", on_token=seen.append, should_stop=lambda: len(seen) >= 3)
     assert len(seen) == 3
     assert answer.state == "extractive"
+
+
+def test_brackets_in_code_are_not_citations():
+    text, cited = check_citations("Call `get_body([1, 2])` first [2]. Then items[1] and f([3]) work.", sent=3)
+    assert cited == [2]
+    assert "`get_body([1, 2])`" in text and "items[1]" in text and "f([3])" in text
+    fenced = "```python\nget_body([1, 2]) == [1, 2]\n```\n"
+    assert check_citations(fenced, sent=3) == (fenced.strip(), [])
+    text, cited = check_citations("The address is 0x3C.[1] Or 0x3D [2, 3].", sent=3)
+    assert cited == [1, 2, 3]
+
+
+def test_a_draft_whose_only_brackets_are_code_is_not_a_cited_answer(bundle, fake_embedder):
+    llm = FakeChatModel("If the display stays blank, check the I2C address with scanner([1, 2]).")
+    answer = assistant(bundle, fake_embedder, llm).answer("My OLED display stays blank. Which I2C address?")
+    assert answer.state == "extractive"  # no citation, so no grounded answer: the passages are quoted

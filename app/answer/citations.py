@@ -10,16 +10,32 @@ from __future__ import annotations
 import re
 
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
+#: Fenced code blocks and inline code spans: brackets inside them are code, not citations.
+_CODE = re.compile(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`")
+#: A bracket right after one of these is an index or a list in code (``list[1]``, ``f([1, 2])``).
+_CODE_BEFORE = re.compile(r"[\w(\[=,]$")
+
+
+def is_citation(text: str, match: re.Match) -> bool:
+    """Whether a ``[n]`` marker found in ``text`` is a citation: not inside code (see ``_CODE``)
+    and not directly after a word character, ``(``, ``[``, ``=`` or ``,``."""
+    if _CODE_BEFORE.search(text[max(0, match.start() - 1):match.start()]):
+        return False
+    return not any(code.start() <= match.start() < code.end() for code in _CODE.finditer(text))
 
 
 def check_citations(text: str, sent: int) -> tuple[str, list[int]]:
     """``(text with unknown numbers removed, cited source numbers in first-cited order)``.
 
-    ``sent`` is the number of sources sent (valid numbers are 1..sent).
+    ``sent`` is the number of sources sent (valid numbers are 1..sent). Brackets in code
+    (``get_body([1, 2])``, ```` `items[2]` ````, fenced blocks) are left alone: they are
+    neither citations nor removed.
     """
     cited: list[int] = []
 
     def keep(match: re.Match) -> str:
+        if not is_citation(text, match):
+            return match.group(0)
         numbers = [int(x) for x in re.split(r"[,;]", match.group(1))]
         valid = [n for n in numbers if 1 <= n <= sent]
         for n in valid:

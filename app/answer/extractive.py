@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..records import Passage
+from .citations import is_citation
 from ..retrieval.tokenize import document_tokens, query_words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"(])")
@@ -117,7 +118,8 @@ def supported_sentences(text: str, passages: list[Passage], min_support: float) 
         sentence = match.group().strip()
         if not sentence:
             continue
-        numbers = [int(x) for group in _CITE.findall(sentence) for x in group.split(",")]
+        numbers = [int(x) for m in _CITE.finditer(sentence) if is_citation(sentence, m)
+                   for x in m.group(1).split(",")]
         against = [passages[n - 1] for n in numbers if 1 <= n <= len(passages)] or passages
         if support(sentence, against) < min_support:
             continue
