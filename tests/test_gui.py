@@ -236,6 +236,15 @@ def test_guide_html_anchors_match_the_bundle(gui_bundle):
     assert resolve_link("lessons/oled.md", "#wiring") == ("lessons/oled.md", "wiring")
 
 
+def test_an_image_the_bundle_lacks_shows_its_alt_text(gui_bundle):
+    assert "images/oled.svg" in gui_bundle.asset_paths
+    text = "# Guide\n\n![OLED pinout](../images/oled.svg)\n\n![Soil probe diagram](../images/probe.png)\n"
+    html = guide_html("lessons/x.md", text, [], gui_bundle.asset_paths)
+    assert 'src="asset:images/oled.svg"' in html
+    assert "[Image not in the course: Soil probe diagram]" in html and "probe.png" not in html
+    assert 'src="asset:images/probe.png"' in guide_html("lessons/x.md", text, [])  # without the list: as before
+
+
 def test_viewer_loads_svg_from_the_bundle(qtbot, windows, gui_bundle):
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     image = window.viewer._image("images/oled.svg")

@@ -354,6 +354,11 @@ class BundleReader:
                            "ON s.id = h.source_id WHERE s.path = ? ORDER BY h.start", (path,))
         return [Heading(*r) for r in rows]
 
+    @cached_property
+    def asset_paths(self) -> frozenset[str]:
+        """Course-relative paths of the images stored in the bundle."""
+        return frozenset(r[0] for r in self._query("SELECT path FROM assets"))
+
     def asset(self, path: str) -> tuple[str, bytes] | None:
         """``(mime type, bytes)`` of an image stored in the bundle, or None."""
         rows = self._query("SELECT mime, data FROM assets WHERE path = ?", (path,))

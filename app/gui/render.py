@@ -22,6 +22,7 @@ import textwrap
 from collections import defaultdict
 from difflib import SequenceMatcher
 from html.parser import HTMLParser
+from typing import Collection
 from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
@@ -78,6 +79,11 @@ def _guide_parser() -> MarkdownIt:
         token = tokens[idx]
         src = token.attrGet("src") or ""
         resolved = resolve_asset(env.get("guide", ""), src)
+        assets = env.get("assets")
+        if resolved is not None and assets is not None and resolved not in assets:
+            # The guide shows an image the course folder did not hold: say what it was.
+            label = token.content or posixpath.basename(resolved)
+            return f'<i>[Image not in the course: {html.escape(label)}]</i>'
         if resolved is not None:
             token.attrSet("src", f"{ASSET_SCHEME}:{resolved}")
         alt = html.escape(token.content)
@@ -115,9 +121,11 @@ def resolve_link(guide: str, href: str) -> tuple[str, str] | None:
     return (target, anchor) if target else None
 
 
-def guide_html(guide: str, text: str, headings: list[Heading]) -> str:
+def guide_html(guide: str, text: str, headings: list[Heading], assets: Collection[str] | None = None) -> str:
     """HTML of one guide with an ``<a name>`` per top-level heading (anchors from ``headings``,
-    matched by character offset; a heading the bundle does not know gets a fresh slug)."""
+    matched by character offset; a heading the bundle does not know gets a fresh slug). With
+    ``assets`` (the bundle's image paths), an image the bundle lacks is shown as its alt text,
+    "[Image not in the course: …]", instead of a broken-image mark."""
     tokens = _GUIDE_MD.parse(text)
     starts = line_starts(text)
     by_start = {h.start: h.anchor for h in headings}
@@ -129,7 +137,7 @@ def guide_html(guide: str, text: str, headings: list[Heading]) -> str:
         fresh = slugger.slug(title)
         start = starts[min(token.map[0], len(starts) - 1)]
         token.meta["anchor"] = by_start.get(start, fresh)
-    return _GUIDE_MD.renderer.render(tokens, _GUIDE_MD.options, {"guide": guide})
+    return _GUIDE_MD.renderer.render(tokens, _GUIDE_MD.options, {"guide": guide, "assets": assets})
 
 
 def plain_lines(markdown_text: str) -> list[str]:

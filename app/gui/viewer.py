@@ -124,7 +124,7 @@ class GuideViewer(QTextBrowser):
         guide, anchor, passage = location.guide, location.anchor, location.passage
         if guide != self.guide:
             text = self.bundle.source_text(guide)
-            html = guide_html(guide, text, self.bundle.headings(guide))
+            html = guide_html(guide, text, self.bundle.headings(guide), self.bundle.asset_paths)
             self.guide = guide
             self.document().clear()
             self.setHtml(html)
