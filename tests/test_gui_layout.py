@@ -230,6 +230,9 @@ def test_font_size_from_settings_reaches_every_text(qtbot, windows, gui_bundle, 
     # Nothing in the status bar overlaps, and each label shows its text whole or elided, never cut.
     bar = [w for w in (window.message_label, window.course_label, window.version_label, window.model_label,
                        window.degraded_label) if w.isVisible() and w.width() > 0]
+    # The status bar grows to the new font in a later layout pass; on a busy machine that can take
+    # longer than settle() waits, so wait for it (a bar that never grows still fails here).
+    qtbot.waitUntil(lambda: all(label.height() >= label.fontMetrics().height() for label in bar), timeout=3000)
     for left, right in zip(bar, bar[1:]):
         assert left.geometry().right() < right.geometry().left(), (left.text(), right.text())
     for label in bar:
@@ -301,6 +304,8 @@ def test_highlight_covers_a_markdown_passage_across_lines(qtbot, windows, tmp_pa
     course = tmp_path / "course"
     (course / "lessons").mkdir(parents=True)
     (course / "lessons" / "soil.md").write_text(SOIL, encoding="utf-8")
+    (course / "images").mkdir()  # the image is in the course, so the viewer shows it, not its alt text
+    (course / "images" / "resistive.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     build_bundle(course, tmp_path / "soil.sqlite", FakeEmbedder(), title="Soil")
     bundle = BundleReader(tmp_path / "soil.sqlite")
     window = MainWindow(bundle, lambda: Assistant(Retriever(bundle, FakeEmbedder()), FakeChatModel()))
