@@ -269,3 +269,33 @@ def test_a_link_only_section_brings_the_guide_it_links_to(tmp_path, fake_embedde
     first = [(h.source, h.heading) for h in hits[:2]]
     assert first == [("lesson/README.md", "Night lamp › Assignment"), ("lesson/assignment.md", "Build a lamp")]
     assert hits[1].score == hits[0].score
+
+
+def test_navigation_sections_rank_after_sections_with_content(tmp_path, fake_embedder, monkeypatch):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+    from app.retrieval import retriever as retriever_module
+    from app.retrieval.links import is_navigation
+
+    known = {"lessons/04-oled/README.md", "lessons/05-wifi/README.md", "lessons/04-oled/assignment.md"}
+    assert is_navigation("## Next\n\n[Lesson 5](../05-wifi/README.md) connects the board to Wi-Fi.\n",
+                         "lessons/04-oled/README.md", known)
+    assert not is_navigation("## Assignment\n\n[Draw a clock](assignment.md)\n", "lessons/04-oled/README.md", known)
+    assert not is_navigation("## Next\n\nLesson 5 connects the board to Wi-Fi, using the OLED from this lesson to "
+                             "show the address. [Lesson 5](../05-wifi/README.md)\n", "lessons/04-oled/README.md", known)
+
+    course = tmp_path / "course"
+    for folder, text in (
+            ("04-oled", "# OLED display\n\nThe OLED display shows text over I2C at address 0x3C.\n\n"
+                        "## Wiring\n\nConnect the OLED display: SDA to GPIO 21, SCL to GPIO 22, and power it from 3V3.\n\n"
+                        "## Next\n\n[OLED display on Wi-Fi](../05-wifi/README.md) next.\n"),
+            ("05-wifi", "# Wi-Fi\n\nJoin a network with WiFi.begin and print the IP address.\n")):
+        (course / "lessons" / folder).mkdir(parents=True)
+        (course / "lessons" / folder / "README.md").write_text(text, encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    retriever = Retriever(BundleReader(tmp_path / "b.sqlite"), fake_embedder)
+    headings = [h.heading.split(" › ")[-1] for h in retriever.search("OLED display", k=5).hits]
+    assert "Next" in headings and headings.index("Next") > headings.index("Wiring"), headings
+    monkeypatch.setattr(retriever_module, "DEMOTE_NAVIGATION", False)
+    before = [h.heading.split(" › ")[-1] for h in retriever.search("OLED display", k=5).hits]
+    assert before.index("Next") < before.index("Wiring"), before  # what the demotion changes

@@ -19,13 +19,9 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 MAX_OTHER_CHARS = 40
 
 
-def link_only_target(text: str, source: str, known: Collection[str]) -> str | None:
-    """The course path ``text`` (a chunk of guide ``source``) links to when the link is all it
-    says: one relative Markdown link to a guide in ``known``, in the guide's own folder or below
-    it, and at most MAX_OTHER_CHARS letters and digits of other text. ``None`` otherwise (web
-    links, several links, prose, and links to other folders: a "## Next" section pointing to
-    the next lesson is navigation, and following it ranked that lesson among a question's
-    answers)."""
+def _single_link(text: str, source: str, known: Collection[str]) -> str | None:
+    """The course path of the one relative link that is all ``text`` says (at most
+    MAX_OTHER_CHARS letters and digits besides it and the heading line), else None."""
     links = [m for m in _LINK.finditer(text) if not m.group(0).startswith("!")]
     if len(links) != 1:
         return None
@@ -37,7 +33,27 @@ def link_only_target(text: str, source: str, known: Collection[str]) -> str | No
     if len(re.sub(r"\W", "", other)) > MAX_OTHER_CHARS:
         return None
     path = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
-    folder = posixpath.dirname(source)
-    if folder and not path.startswith(folder + "/"):
-        return None  # a link out of the section's folder is navigation ("## Next: Lesson 4"), not its content
     return path if path in known and path != source else None
+
+
+def _inside(path: str, source: str) -> bool:
+    folder = posixpath.dirname(source)
+    return not folder or path.startswith(folder + "/")
+
+
+def link_only_target(text: str, source: str, known: Collection[str]) -> str | None:
+    """The course path ``text`` (a chunk of guide ``source``) links to when the link is all it
+    says: one relative Markdown link to a guide in ``known``, in the guide's own folder or below
+    it, and at most MAX_OTHER_CHARS letters and digits of other text. ``None`` otherwise (web
+    links, several links, prose, and links to other folders: a "## Next" section pointing to
+    the next lesson is navigation, and following it ranked that lesson among a question's
+    answers)."""
+    path = _single_link(text, source, known)
+    return path if path is not None and _inside(path, source) else None
+
+
+def is_navigation(text: str, source: str, known: Collection[str]) -> bool:
+    """True for a section that only points to a guide in another folder ("## Next\n\n[Lesson 5]
+    (../05-wifi/README.md) connects the board to Wi-Fi."): it holds no answer of its own."""
+    path = _single_link(text, source, known)
+    return path is not None and not _inside(path, source)

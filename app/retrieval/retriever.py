@@ -20,7 +20,7 @@ from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .gate import has_strong_evidence, outside_embedding_languages, undefined_term, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
-from .links import link_only_target
+from .links import is_navigation, link_only_target
 from .tokenize import query_words
 
 LEXICAL_CANDIDATES = 40
@@ -55,6 +55,10 @@ MIN_LEXICAL_COVERAGE = 0.6
 #: Source crowding (app/retrieval/fusion.py ``diversify_sources``): chunks of one guide
 #: beyond this many are ranked after the other guides' chunks; 0 turns it off.
 PER_SOURCE = 2
+#: Navigation sections (a heading and a link to another lesson: "## Next") rank after the other
+#: hits among the first k + NAVIGATION_WINDOW; they hold no answer of their own.
+DEMOTE_NAVIGATION = True
+NAVIGATION_WINDOW = 10
 #: ``weighted`` fusion trusts BM25 in proportion to how much of the question it matched: the
 #: lexical weight is scaled by ``min(1, c / ADAPTIVE_COVERAGE)``, where ``c`` is the share of the
 #: question's words in the best BM25 chunk. A paraphrase ("the little LCD on my Seeed gadget")
@@ -212,6 +216,8 @@ class Retriever:
 
         t0 = time.perf_counter()
         fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        if DEMOTE_NAVIGATION:  # before crowding, so a guide's places go to sections with content
+            fused = self._demote_navigation(fused, k)
         if PER_SOURCE:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
@@ -268,6 +274,19 @@ class Retriever:
             vector = vector + HISTORY_WEIGHT * self._query_cache[previous]
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
+
+    def _demote_navigation(self, fused: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+        """Move navigation sections (app/retrieval/links.py ``is_navigation``) among the first
+        ``k + NAVIGATION_WINDOW`` hits after the others (stable; scores unchanged)."""
+        window = fused[:k + NAVIGATION_WINDOW]
+        rows = self.bundle.chunks([cid for cid, _ in window])
+        known = self.bundle.first_chunks.keys()
+        navigation = {cid for cid, _ in window
+                      if cid in rows and is_navigation(rows[cid].text, rows[cid].source, known)}
+        if not navigation:
+            return fused
+        return [f for f in window if f[0] not in navigation] + [f for f in window if f[0] in navigation] \
+            + fused[len(window):]
 
     def _follow_links(self, fused: list[tuple[int, float]], rows: dict, k: int) -> list[tuple[int, float]]:
         """Place the first chunk of the guide a link-only section points to (app/retrieval/links.py)
