@@ -216,8 +216,9 @@ class Retriever:
 
         t0 = time.perf_counter()
         fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+        rows: dict = {}
         if DEMOTE_NAVIGATION:  # before crowding, so a guide's places go to sections with content
-            fused = self._demote_navigation(fused, k)
+            fused = self._demote_navigation(fused, k, rows)
         if PER_SOURCE:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
@@ -225,7 +226,7 @@ class Retriever:
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
-        rows = self.bundle.chunks([cid for cid, _ in fused])
+        rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         fused = self._follow_links(fused, rows, k)
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
@@ -275,11 +276,12 @@ class Retriever:
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
 
-    def _demote_navigation(self, fused: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    def _demote_navigation(self, fused: list[tuple[int, float]], k: int, rows: dict) -> list[tuple[int, float]]:
         """Move navigation sections (app/retrieval/links.py ``is_navigation``) among the first
-        ``k + NAVIGATION_WINDOW`` hits after the others (stable; scores unchanged)."""
+        ``k + NAVIGATION_WINDOW`` hits after the others (stable; scores unchanged). The chunk rows
+        it reads are added to ``rows``, for the search to reuse."""
         window = fused[:k + NAVIGATION_WINDOW]
-        rows = self.bundle.chunks([cid for cid, _ in window])
+        rows.update(self.bundle.chunks([cid for cid, _ in window]))
         known = self.bundle.first_chunks.keys()
         navigation = {cid for cid, _ in window
                       if cid in rows and is_navigation(rows[cid].text, rows[cid].source, known)}
