@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..records import Passage
+from ..retrieval.retriever import HISTORY_WEIGHT
 from .citations import is_citation
 from ..retrieval.tokenize import document_tokens, query_words
 
@@ -62,8 +63,6 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
     the question's own when sentences are scored, as in retrieval, so a follow-up's sentences answer
     the follow-up. IoT, answers containing an expected phrase: 30/46 with the two as one text, 31/46
     so (docs/answers.md)."""
-    from ..retrieval.retriever import HISTORY_WEIGHT
-
     words = query_words(question)
     context_words = query_words(context) if context else []
     lines: list[str] = []
