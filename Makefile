@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 COURSE := courses/esp32-starter
 BUNDLE := corpus_bundle/esp32-starter.sqlite
 MODELS_STAMP := models/.verified
+# An optional chat model of models/manifest.json (`python3 scripts/fetch_models.py --list`), e.g.
+# `make models MODEL=qwen2.5-coder-0.5b`; empty: only the default models.
+MODEL  :=
 
 .PHONY: setup models bundle run test clean dist
 
@@ -26,7 +29,11 @@ $(MODELS_STAMP): models/manifest.json scripts/fetch_models.py | $(STAMP)
 	$(BIN)/python scripts/fetch_models.py
 	touch $(MODELS_STAMP)
 
+# MODEL has no stamp: its file is checked (sha256, under a second) and repaired on every run.
 models: $(MODELS_STAMP)
+ifneq ($(MODEL),)
+	$(BIN)/python scripts/fetch_models.py --model $(MODEL)
+endif
 
 # Also rebuilt when the code that decides the bundle's contents changes (chunking, tokenizer,
 # schema): an older bundle would be refused by the app. Rebuilds reuse unchanged vectors.
@@ -45,11 +52,12 @@ test: $(BUNDLE)
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
-# `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first).
-dist: $(MODELS_STAMP)
+# `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first);
+# `make dist MODEL=<id>` ships that optional chat model instead of the default one, as the installer's default.
+dist: models
 	@test -f "$(BUNDLE)" || { echo "The bundle $(BUNDLE) does not exist; run \`make bundle\` or \`lantern build COURSE -o $(BUNDLE)\` first." >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet "pyinstaller>=6.22,<7"
-	LANTERN_DIST_BUNDLE="$(BUNDLE)" $(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
+	LANTERN_DIST_BUNDLE="$(BUNDLE)" LANTERN_DIST_MODEL="$(MODEL)" $(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 	du -sh dist/lantern
 
 clean:

@@ -93,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="also run every question through the answerer with the chat model (slow: seconds each) and "
                     "grade behaviour, citation validity and time to first token")
     ev.add_argument("--model", type=Path, help="chat model GGUF for --answers (default: the settings file's, or models/)")
+    ev.add_argument("--search-only", action="store_true",
+                    help="with --answers: grade the extractive answers without loading a chat model (fast)")
     return parser
 
 
@@ -232,24 +234,43 @@ def _cmd_ask(args) -> int:
         except ModelError as exc:
             print(f"warning: {exc} Showing the best passages instead (search-only).", file=sys.stderr)
     assistant = Assistant(retriever, llm)
-    streaming = not args.json and sys.stdout.isatty()
-    answer = assistant.answer(args.query, history,
-                              on_token=(lambda t: print(t, end="", flush=True)) if streaming else None)
     if args.json:
-        print(json.dumps(answer.as_json(), ensure_ascii=False))
+        print(json.dumps(assistant.answer(args.query, history).as_json(), ensure_ascii=False))
         return 0
-    if streaming:
-        print("\n")
-    print(answer.text)
+    # Text output: the evidence first, as soon as retrieval is done, then the model's sentences
+    # that passed every check, one by one (nothing unverified is printed).
+    printed = {"evidence": False, "sentences": 0}
+
+    def show_evidence(evidence) -> None:
+        printed["evidence"] = True
+        print(evidence.text)
+        _print_sources(evidence.citations, "Sources:")
+        print(flush=True)
+
+    def show_sentence(text: str) -> None:
+        if not printed["sentences"]:
+            print("In short (each sentence checked against the passage it cites):")
+        printed["sentences"] += 1
+        print(text, flush=True)
+
+    answer = assistant.answer(args.query, history, on_evidence=show_evidence, on_sentence=show_sentence)
+    if not printed["evidence"]:
+        print(answer.text)
+        shown = answer.citations or answer.passages
+        _print_sources(shown, "Sources:" if answer.citations else "Nearest sections:")
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
-    shown = answer.citations or answer.passages
-    if shown:
-        print("\nSources:" if answer.citations else "\nNearest sections:")
-        for p in shown:
-            where = f"{p.hit.source} › {p.hit.heading}" if p.hit.heading else p.hit.source
-            print(f"  [{p.n}] {where}")
     return 0
+
+
+def _print_sources(passages, title: str) -> None:
+    """Print ``title`` and one line per passage: ``[n] guide › heading``."""
+    if not passages:
+        return
+    print(f"\n{title}")
+    for p in passages:
+        where = f"{p.hit.source} › {p.hit.heading}" if p.hit.heading else p.hit.source
+        print(f"  [{p.n}] {where}")
 
 
 # --- instructor commands (issue 6): check, inspect, self-test --------------------------
@@ -353,11 +374,12 @@ def _cmd_eval(args) -> int:
         from .answer.llm import LlamaChatModel
         from .evaluation.answers import format_answers, run_answers
 
-        try:
-            llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
-        except ModelError as exc:
-            print(f"warning: {exc} Grading extractive answers (search-only).", file=sys.stderr)
-            llm = None
+        llm = None
+        if not args.search_only:
+            try:
+                llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
+            except ModelError as exc:
+                print(f"warning: {exc} Grading extractive answers (search-only).", file=sys.stderr)
         doc["answers"] = run_answers(Assistant(retriever, llm), questions)
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))

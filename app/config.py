@@ -6,6 +6,8 @@ One function per location, so the frozen installer and the source checkout agree
   a lab admin puts ``corpus_bundle/`` or ``models/`` there to override what was shipped;
 - :func:`models_dir`: ``$LANTERN_MODELS_DIR``, ``<app dir>/models`` when it holds a
   ``manifest.json``, or ``<resource root>/models``;
+- :func:`resolve_chat_model`: a model id from the manifest's ``optional_chat``
+  (``--model qwen2.5-coder-0.5b``, or the settings file's ``chat_model``) stands for its file in ``models/``;
 - :func:`default_bundle`: ``$LANTERN_BUNDLE``, the settings file's ``bundle``, the first
   ``*.sqlite`` in ``<app dir>/corpus_bundle``, or the first in ``<resource root>/corpus_bundle``;
 - :func:`settings_path`: one plain JSON file under the user's config directory
@@ -63,7 +65,8 @@ def settings_path() -> Path:
 class Settings:
     """User settings shared by the CLI and the GUI.
 
-    ``bundle`` and ``chat_model`` are file paths ('' means the default); ``threads`` is
+    ``bundle`` and ``chat_model`` are file paths ('' means the default; ``chat_model`` may also be
+    an optional model's id from the manifest); ``threads`` is
     the number of CPU threads for the LLM (0 means all cores); ``font_size`` is in points.
     """
 
@@ -157,11 +160,38 @@ def default_bundle() -> Path | None:
 
 
 def default_chat_model() -> Path:
-    """The chat GGUF to use: the settings file's choice or the manifest's default."""
+    """The chat GGUF to use: the settings file's choice (a file or a model id) or the manifest's default."""
     chosen = Settings.load().chat_model
     if chosen:
-        return Path(chosen)
+        return resolve_chat_model(chosen)
     return models_dir() / load_manifest()["chat"]
+
+
+def model_entries(manifest: dict) -> list[dict]:
+    """Every model file the manifest pins: the default ``files`` and the selectable ``optional_chat`` models."""
+    return list(manifest.get("files", [])) + list(manifest.get("optional_chat", []))
+
+
+def resolve_chat_model(choice: str | Path) -> Path:
+    """The chat GGUF named by ``choice``: the id of one of the manifest's ``optional_chat`` models
+    (``qwen2.5-coder-0.5b``) gives its file in :func:`models_dir`; anything else is a file path.
+
+    Raises :class:`ModelError` when the id's file has not been fetched.
+    """
+    from .errors import ModelError
+
+    name = str(choice)
+    try:
+        optional = {m["id"]: m for m in load_manifest().get("optional_chat", [])}
+    except ModelError:
+        optional = {}
+    if name not in optional:
+        return Path(choice)
+    path = models_dir() / optional[name]["path"]
+    if not path.is_file():
+        raise ModelError(f"The chat model {name} ({optional[name]['path']}) is not in {models_dir()}; "
+                         f"run `make models MODEL={name}` to fetch it.")
+    return path
 
 
 def load_manifest() -> dict:

@@ -126,9 +126,12 @@ class Answer:
     model: str
     degraded: tuple[str, ...] = field(default_factory=tuple)
     timings_ms: dict = field(default_factory=dict, compare=False)
+    checks: dict = field(default_factory=dict, compare=False)
 
     def as_json(self) -> dict:
-        """The ``ask --json`` document of DESIGN.md."""
+        """The ``ask --json`` document of DESIGN.md, with ``timings_ms`` (stages that ran, ms,
+        rounded to 0.1) and ``checks`` (the model's sentences: ``sentences`` read, ``shown``, and
+        how many each check dropped) when the model ran."""
         return {
             "state": self.state,
             "degraded": list(self.degraded),
@@ -137,4 +140,6 @@ class Answer:
             "sources": [p.as_json() for p in self.passages],
             "corpus_version": self.corpus_version,
             "model": self.model,
+            "timings_ms": {k: round(float(v), 1) for k, v in self.timings_ms.items()},
+            **({"checks": dict(self.checks)} if self.checks else {}),
         }

@@ -11,6 +11,8 @@ States (``--state``, default ``answer``; ``all`` takes each but ``conversation``
 - ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
   status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
 On request only (not part of ``all``), to check the window's layout:
+- ``evidence``: the moment the guides' own words are on screen and the model is still writing
+  (taken as soon as the window shows the evidence; the state line says what is happening);
 - ``start``: the window ready, nothing asked yet (the answer's placeholder text);
 - ``long-question``: a question with no spaces (``--question``, default ``Why_do_I_get_EEE…``,
   313 characters, like a pasted compiler line) answered; the window must not grow;
@@ -21,6 +23,10 @@ With ``--dark`` the window uses a dark Fusion palette (to check that dark themes
 and the files are named ``screenshot-<state>-dark.png``.
 ``--font-size N`` sets the font size after the models load, as Settings does (at once); the
 files are then named ``screenshot-<state>-font<N>.png``.
+``--fake-reply TEXT`` loads no language model: a scripted stand-in streams ``TEXT`` word by word
+(0.1 s a word) through the same checks, to look at the layout of the evidence and of checked
+sentences quickly; the files are named ``screenshot-<state>-fake.png`` (never the README's).
+The embedding model is the real one; ``degraded`` ignores this option.
 Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --follow-up, --out-dir (default
 docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
 kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
@@ -52,14 +58,63 @@ VIEWER_PASSAGE = "SDA GPIO 21"  # the OLED wiring section, with its diagram
 LONG_QUESTION = "Why_do_I_get_" + "E" * 300  # no spaces, like a pasted URL or compiler line
 TOO_LONG = "x" * 50_000
 STATES = ("answer", "search", "viewer", "degraded")  # ``all``: the pictures in README.md and docs/gui.md
-EXTRA_STATES = ("conversation", "start", "long-question", "too-long")  # on request only
+EXTRA_STATES = ("evidence", "conversation", "start", "long-question", "too-long")  # on request only
+ASKING = ("answer", "evidence", "conversation", "degraded", "long-question", "too-long")
 SIZE = (1380, 860)
 
 
+class ScriptedChatModel:
+    """A stand-in for the chat model (``--fake-reply``): streams ``reply`` word by word, slowly
+    enough to see the evidence first; its words go through the same checks as a model's."""
+
+    n_ctx = 2048
+
+    def __init__(self, reply: str, seconds_per_word: float = 0.1) -> None:
+        self.reply = reply
+        self.seconds_per_word = seconds_per_word
+        self.name = "scripted reply (layout check, no model)"
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    def prompt_tokens(self, messages) -> int:
+        return sum(self.count_tokens(m["content"]) + 4 for m in messages)
+
+    def stream(self, messages, max_tokens, should_stop=None):
+        import re
+        import time
+
+        for piece in re.findall(r"\S+\s*", self.reply):
+            if should_stop is not None and should_stop():
+                return
+            time.sleep(self.seconds_per_word)
+            yield piece
+
+
+def scripted_assistant(bundle: BundleReader, reply: str, report):
+    """The real retrieval (embedding model if present) with :class:`ScriptedChatModel`."""
+    from app.answer.answerer import Assistant
+    from app.embedding import FastEmbedder
+    from app.errors import ModelError
+    from app.retrieval.retriever import Retriever
+
+    report("Loading the embedding model…")
+    try:
+        embedder = FastEmbedder()
+    except ModelError as exc:
+        report(str(exc), warning=True)
+        embedder = None
+    return Assistant(Retriever(bundle, embedder), ScriptedChatModel(reply))
+
+
 def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,
-         follow_up: str = FOLLOW_UP, font_size: int = 0) -> int:
+         follow_up: str = FOLLOW_UP, font_size: int = 0, fake_reply: str | None = None) -> int:
     """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
-    window = MainWindow(bundle, lambda report: load_assistant(bundle, None, report))
+    if fake_reply is not None and state != "degraded":
+        factory = lambda report: scripted_assistant(bundle, fake_reply, report)  # noqa: E731
+    else:
+        factory = lambda report: load_assistant(bundle, None, report)  # noqa: E731
+    window = MainWindow(bundle, factory)
     window.resize(*SIZE)
     window.splitter.setSizes([600, SIZE[0] - 600])
     window.show()
@@ -80,11 +135,33 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         outcome["code"] = 0
         finish()
 
+    def show_first_citation(answer) -> None:
+        first = (answer.citations or answer.passages or (None,))[0]
+        if first is not None:
+            window.open_citation(first.n)
+            window.sources_list.setCurrentRow(first.n - 1)
+
+    def evidence(answer) -> None:
+        if state != "evidence" or not window.isVisible():
+            return
+        print(f"[{state}] evidence after {answer.timings_ms.get('evidence', 0):.0f} ms, "
+              f"citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
+        show_first_citation(answer)
+        window.answer_view.setFocus()
+        QTimer.singleShot(300, save)  # the model is still writing (a checked sentence may already be in)
+
     def answered(answer) -> None:
         if not window.isVisible():  # gave up already: this is the answer cut short by closing
             return
+        timings = ", ".join(f"{k} {answer.timings_ms[k]:.0f} ms" for k in ("evidence", "first_verified", "total")
+                            if k in answer.timings_ms)
         print(f"[{state}] state={answer.state} degraded={answer.degraded} "
-              f"citations={[p.n for p in answer.citations]}\n{answer.text}", file=sys.stderr)
+              f"citations={[p.n for p in answer.citations]} checks={answer.checks} ({timings})\n{answer.text}",
+              file=sys.stderr)
+        if state == "evidence":
+            print(f"[{state}] the answer finished before the picture was taken; it shows the final answer",
+                  file=sys.stderr)
+            return
         if state == "conversation":
             if len(window.conversation) == 1:  # ask the second question, then reopen the first
                 window.question_box.setPlainText(follow_up)
@@ -96,17 +173,14 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
             window.question_box.setPlainText(TOO_LONG)
             window.ask()
             return
-        first = (answer.citations or answer.passages or (None,))[0]
-        if first is not None:
-            window.open_citation(first.n)
-            window.sources_list.setCurrentRow(first.n - 1)
+        show_first_citation(answer)
         (window.earlier if state == "conversation" else window.answer_view).setFocus()
         QTimer.singleShot(500, save)
 
     def ready() -> None:
         if font_size:
             window.apply_font_size(font_size)
-        if state in ("answer", "conversation", "degraded", "long-question", "too-long"):
+        if state in ASKING:
             window.question_box.setPlainText(question)
             window.ask()
         elif state == "start":
@@ -130,6 +204,7 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         finish()
 
     window.answer_shown.connect(answered)
+    window.evidence_shown.connect(evidence)  # in the GUI thread, like answer_shown
     def refused(message: str) -> None:
         print(message, file=sys.stderr)
         if state == "too-long":
@@ -176,6 +251,9 @@ def main() -> int:
     parser.add_argument("--dark", action="store_true", help="use a dark palette")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for each state")
     parser.add_argument("--font-size", type=int, default=0, help="font size in points, applied as Settings does")
+    parser.add_argument("--fake-reply", default=None, metavar="TEXT",
+                        help="load no language model: stream TEXT through the checks instead (layout checks; "
+                             "files named screenshot-<state>-fake.png)")
     args = parser.parse_args()
 
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
@@ -192,10 +270,11 @@ def main() -> int:
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
             name = (f"screenshot-{state}{'-dark' if args.dark else ''}"
-                    f"{f'-font{args.font_size}' if args.font_size else ''}.png")
+                    f"{f'-font{args.font_size}' if args.font_size else ''}"
+                    f"{'-fake' if args.fake_reply is not None and state != 'degraded' else ''}.png")
             question = args.question or (LONG_QUESTION if state == "long-question" else QUESTION)
             code |= take(state, bundle, question, args.out_dir / name, args.timeout, args.follow_up,
-                         args.font_size)
+                         args.font_size, args.fake_reply)
         finally:
             if saved_models is None:
                 os.environ.pop("LANTERN_MODELS_DIR", None)

@@ -63,8 +63,10 @@ def test_prompt_is_fitted_to_a_small_context_window(bundle, fake_embedder):
     answer = assistant.answer(QUESTION)
     assert llm.prompt_tokens(llm.calls[0]) <= llm.n_ctx - 100
     assert answer.passages and answer.state in ("answered", "extractive")
-    with pytest.raises(QuestionError, match="too long"):
-        assistant.answer("Which I2C address is blank? " + "really " * 200)
+    # A question the model's window cannot hold still gets the evidence; the model is not asked.
+    calls = len(llm.calls)
+    long = assistant.answer("Which I2C address is blank? " + "really " * 200)
+    assert long.state == "extractive" and long.citations and len(llm.calls) == calls
 
 
 def test_numbering_follows_rank_not_file_order(course, tmp_path):
@@ -77,7 +79,7 @@ def test_numbering_follows_rank_not_file_order(course, tmp_path):
         build_bundle(course, out, FakeEmbedder())
         reader = BundleReader(out)
         answer = Assistant(Retriever(reader, FakeEmbedder()), FakeChatModel(
-            "If the display stays blank, check the I2C address 0x3C [1].")).answer(QUESTION)
+            "Run the scanner sketch to find the I2C address of a blank display [1].")).answer(QUESTION)
         assert answer.state == "answered"
         results.append((answer.citations[0].n, answer.citations[0].hit.anchor, answer.citations[0].hit.text))
         assert answer.citations[0].hit.source == f"lessons/{name}"

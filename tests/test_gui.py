@@ -1,4 +1,4 @@
-"""The window end to end on fakes: ask with Enter, stream, cite, open the guide, stop.
+"""The window end to end on fakes: ask with Enter, evidence then checked sentences, cite, open the guide, stop.
 
 Runs offscreen (pytest-qt); the bundle is built from a tiny course with the fake
 embedder, and the chat model is the fake from ``tests/fakes.py``.
@@ -21,7 +21,7 @@ from app.answer.answerer import Assistant  # noqa: E402
 from app.bundle.builder import build_bundle  # noqa: E402
 from app.bundle.reader import BundleReader  # noqa: E402
 from app.gui import NO_DISPLAY_MESSAGE, has_display, run_gui  # noqa: E402
-from app.gui.main_window import STATE_WORDS, STOPPED_WORDS, MainWindow  # noqa: E402
+from app.gui.main_window import EVIDENCE_WORDS, STATE_WORDS, STOPPED_WORDS, MainWindow  # noqa: E402
 from app.gui.render import answer_html, guide_html, resolve_asset, resolve_link  # noqa: E402
 from app.retrieval.retriever import Retriever  # noqa: E402
 
@@ -61,7 +61,7 @@ Upload the blink sketch and watch the LED flash every half second.
 SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">'
        '<rect width="200" height="100" fill="#3366cc"/></svg>')
 QUESTION = "My OLED display stays blank, what should I check?"
-REPLY = "The display needs the I2C address 0x3C [1]."
+REPLY = "The display needs the I2C address 0x3C [1]."  # passes every check (adds "needs" to the quote)
 
 
 @pytest.fixture(autouse=True)
@@ -114,9 +114,13 @@ def ask_with_enter(qtbot, window: MainWindow, question: str) -> None:
 
 
 def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
-    tokens: list[str] = []
+    events: list[tuple[str, object]] = []  # what the worker sent, in order
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
-    window.worker.token.connect(tokens.append)
+    window.worker.evidence_ready.connect(lambda evidence: events.append(("evidence", evidence)))
+    window.worker.sentence.connect(lambda text: events.append(("sentence", text)))
+    on_screen: list[tuple[str, str]] = []  # the view and the state line when the evidence was shown
+    window.evidence_shown.connect(lambda _: on_screen.append((window.answer_view.toPlainText(),
+                                                              window.state_label.text())))
     assert window.model_label.text() == "model: fake-model.gguf"
     built = gui_bundle.meta["built_at"][:10]
     assert window.version_label.text() == f"corpus {gui_bundle.corpus_version[:12]} · built {built}"
@@ -133,9 +137,18 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
         assert window.busy and not window.ask_button.isEnabled()
     answer = window.answer
     assert answer.state == "answered", answer
-    assert "".join(tokens) == REPLY  # streamed piece by piece before the final render
-    assert len(tokens) > 3
-    assert "0x3C" in window.answer_view.toPlainText()
+    # First the guides' own words (before the model ran), then the model's one checked sentence.
+    assert [kind for kind, _ in events] == ["evidence", "sentence"]
+    evidence = events[0][1]
+    assert evidence.state == "extractive" and evidence.text.startswith("From the guides:")
+    assert evidence.citations and evidence.passages[0].hit.anchor == "blank-display"
+    assert events[1][1] == REPLY
+    assert answer.text == f"{REPLY}\n\n{evidence.text}"  # the checked sentence above the quotes
+    shown, state = on_screen[0]
+    assert shown.startswith("From the guides:") and "0x3C" in shown and REPLY not in shown
+    assert state == EVIDENCE_WORDS
+    assert window.answer_view.toPlainText().startswith(REPLY)
+    assert "From the guides:" in window.answer_view.toPlainText()
     assert '<a href="cite:1">' in answer_html(answer.text, {1})
     assert window.answer_view.toHtml().count("cite:1") >= 1
     assert window.state_label.text() == STATE_WORDS["answered"]
@@ -173,32 +186,89 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
 
 
 def test_stop_during_streaming_reenables_the_ui(qtbot, windows, gui_bundle):
-    started = threading.Event()
+    pieces: list[int] = []  # pieces the fake model produced
+    release = threading.Event()  # cleared: the fake model waits before its next piece
+    release.set()
 
     def slow() -> None:
-        started.set()
+        pieces.append(1)
+        release.wait(5)
         time.sleep(0.05)
 
-    reply = " ".join(["The display needs the I2C address 0x3C [1]."] * 40)
+    reply = " ".join([REPLY] + ["Run the scanner sketch to find the I2C address of a blank display [1]."] * 40)
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=reply, delay=slow))
-    tokens: list[str] = []
-    window.worker.token.connect(tokens.append)
+    sentences: list[str] = []
+    window.worker.sentence.connect(sentences.append)
+    evidence: list[object] = []
+    window.evidence_shown.connect(evidence.append)
     ask_with_enter(qtbot, window, QUESTION)
-    qtbot.waitUntil(lambda: len(tokens) >= 2, timeout=5000)
-    assert window.stop_button.isEnabled()
+    # The model is past its first checked sentence, and the window shows it (queued signals).
+    qtbot.waitUntil(lambda: window.answer_view.toPlainText().startswith(REPLY), timeout=5000)
+    assert sentences and evidence and window.stop_button.isEnabled()
+    assert window.state_label.text() == EVIDENCE_WORDS
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         qtbot.keyClick(window.question_box, Qt.Key_Escape)
     assert window.stopped
-    assert len(tokens) < 40 * 9  # it did not run to the end
+    assert len(pieces) < len(reply.split())  # it did not run to the end
+    # What was on screen stays: the checked sentences so far above the guides' words.
+    assert window.answer.state == "answered" and window.answer.text.startswith(REPLY)
+    assert "From the guides:" in window.answer_view.toPlainText()
     assert window.state_label.text().startswith(STOPPED_WORDS)
+    assert window.status_text().startswith("Passages in ") and "stopped after" in window.status_text()
     assert window.ask_button.isEnabled() and not window.stop_button.isEnabled()
     assert not window.busy
 
-    # The window can ask again after a stop, and closing while answering ends the thread.
+    # Stop while the model is on its first piece: the guides' words stand, and nothing else.
+    sentences.clear()
+    evidence.clear()
+    pieces.clear()
+    release.clear()
     ask_with_enter(qtbot, window, QUESTION)
-    qtbot.waitUntil(lambda: window.busy and len(tokens) > 0, timeout=2000)
+    qtbot.waitUntil(lambda: len(evidence) == 1 and len(pieces) == 1, timeout=5000)
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.stop()
+        release.set()
+    assert sentences == [] and len(pieces) == 1
+    assert window.answer.state == "extractive" and window.answer.text == evidence[0].text
+    assert window.answer_view.toPlainText().startswith("From the guides:")
+    assert window.state_label.text() == f"{STOPPED_WORDS} {STATE_WORDS['extractive']}"
+
+    # The window can ask again after a stop, and closing while answering ends the thread.
+    evidence.clear()
+    ask_with_enter(qtbot, window, QUESTION)
+    qtbot.waitUntil(lambda: window.busy and len(evidence) == 1, timeout=2000)
     window.close()
     assert not window.thread_.isRunning()
+
+
+def test_the_window_never_shows_an_unchecked_word(qtbot, windows, gui_bundle):
+    """A wrong draft (an address and a pin the guides never give) streamed between good words:
+    no state of the answer view ever holds it, and the guides' words come first."""
+    wrong = "The OLED address is 0x99 [1]."
+    wrong_pin = "If the OLED display stays blank, check GPIO 4 [1]."
+    good = "Run the scanner sketch to find the I2C address of a blank display [1]."
+    llm = FakeChatModel(reply=f"{wrong} {good} {wrong_pin}", delay=lambda: time.sleep(0.01))
+    window = open_window(qtbot, windows, gui_bundle, llm)
+    views: list[str] = []  # every text the answer view held, in order
+    window.answer_view.textChanged.connect(lambda: views.append(window.answer_view.toPlainText()))
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        ask_with_enter(qtbot, window, QUESTION)
+    answer = window.answer
+    assert views, "the answer view never changed"
+    for text in views:
+        assert "0x99" not in text and "GPIO 4" not in text, text
+    # The model did say both wrong sentences, and the fact check dropped them.
+    assert llm.calls and answer.checks["sentences"] == 3 and answer.checks.get("facts") == 2, answer.checks
+    assert answer.state == "answered" and answer.text.startswith(good)
+    for shown in (window.answer_text(), window.answer_view.accessibleDescription(), window.history[-1]["content"]):
+        assert "0x99" not in shown and "GPIO 4" not in shown
+    # The guides' words were on screen before the checked sentence, and stayed below it.
+    evidence_at = next(i for i, text in enumerate(views) if "From the guides" in text)
+    sentence_at = next(i for i, text in enumerate(views) if good in text)
+    assert evidence_at < sentence_at
+    assert good not in views[evidence_at] and "0x3C" in views[evidence_at]
+    assert all("From the guides" in text for text in views[evidence_at:])
+    assert views[-1].startswith(good) and "From the guides" in views[-1]
 
 
 def test_errors_show_as_a_sentence(qtbot, windows, gui_bundle):

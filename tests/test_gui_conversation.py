@@ -28,7 +28,8 @@ open_window, ask_with_enter = shared.open_window, shared.ask_with_enter
 FIRST = shared.QUESTION  # retrieves the OLED troubleshooting section first
 FIRST_REPLY = shared.REPLY
 SECOND = "How do I blink the onboard LED on GPIO 2 with digitalWrite?"  # retrieves the blink lesson first
-SECOND_REPLY = "Blink the onboard LED on GPIO 2 with digitalWrite [1]."
+# Not a near-copy of the quoted sentence (that adds nothing and is dropped): the answer is `answered`.
+SECOND_REPLY = "Use digitalWrite on GPIO 2 to blink the onboard LED [1]."
 OFF_TOPIC = "Write me a poem about the sea"
 
 
@@ -126,7 +127,8 @@ def test_two_questions_then_the_first_reopens_with_its_own_citations_and_sources
     assert window.state_label.text() == STATE_WORDS["answered"]
     window.answer_view.anchorClicked.emit(QUrl("cite:1"))
     assert window.viewer.guide == "lessons/blink.md"
-    # The model's memory is untouched by reopening: still both exchanges, in order.
+    # The model's memory is untouched by reopening: still both exchanges, in order, each answer
+    # remembered as the model's checked sentences (not the quotes below them).
     assert [m["content"] for m in window.history] == [FIRST, FIRST_REPLY, SECOND, SECOND_REPLY]
 
 

@@ -175,6 +175,18 @@ def test_follow_ups_send_history_and_new_conversation_clears_it(qtbot, windows, 
         window.ask()
     sent = [m["content"] for m in llm.calls[-1]]
     assert any(QUESTION in c for c in sent), "the follow-up was sent without the previous question"
+    assert {"role": "assistant", "content": REPLY} in llm.calls[-1], "the model's own checked words, not the quotes"
+
+    # An extractive reply is remembered as the quoted words, without the "From the guides:" line.
+    llm.reply = ""  # the model adds nothing: the guides' words stand
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("Which pins does the OLED wiring use?")
+        window.ask()
+    assert window.answer.state == "extractive"
+    remembered = window.history[-1]["content"]
+    assert window.answer.text == f"From the guides:\n\n{remembered}"
+    assert "From the guides" not in remembered and "GPIO 21" in remembered and "[" in remembered
+    llm.reply = REPLY
 
     # Only the last three exchanges are kept as memory.
     window.history = [{"role": r, "content": f"{r} {i}"} for i in range(5) for r in ("user", "assistant")]
@@ -192,14 +204,45 @@ def test_follow_ups_send_history_and_new_conversation_clears_it(qtbot, windows, 
     assert not any(QUESTION in c for c in sent), "history survived New conversation"
 
 
+def test_memory_keeps_whole_blocks_within_the_history_cap():
+    from app.answer.prompt import HISTORY_CHARS
+    from app.gui.main_window import memory_text
+    from app.records import Answer
+
+    def answer(state: str, text: str) -> Answer:
+        return Answer(state=state, text=text, passages=(), citations=(), corpus_version="v", model="m")
+
+    first, second = "A" * 600 + " [1]", "B" * 600 + " [2]"
+    quotes = f"From the guides:\n\n{first}\n\n{second}"
+    assert memory_text(answer("extractive", quotes)) == first  # the second block would pass the cap
+    assert memory_text(answer("answered", f"Checked [1]. Also checked [2].\n\n{quotes}")) == \
+        "Checked [1]. Also checked [2]."
+    assert memory_text(answer("extractive", "From the guides:\n\n" + "C" * 3000)) == "C" * HISTORY_CHARS
+    assert memory_text(answer("not-covered", "The guides don't cover this.")) == "The guides don't cover this."
+
+
 def test_copy_answer_writes_out_citations(qtbot, windows, gui_bundle):
-    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    import threading
+
+    release = threading.Event()
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY, delay=lambda: release.wait(5)))
     assert not window.copy_button.isEnabled()
-    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+    # While the model works, Copy answer copies the guides' words already on screen.
+    with qtbot.waitSignal(window.evidence_shown, timeout=5000) as shown:
         ask_with_enter(qtbot, window, QUESTION)
-    cited = window.answer.citations[0].hit
-    expected = f"{REPLY}\n\nSources:\n[1] lessons/oled.md › {cited.heading}\n"
+    evidence = shown.args[0]
+    assert window.copy_button.isEnabled()
+    listed = "".join(f"[{p.n}] {p.hit.source} › {p.hit.heading}\n" for p in evidence.citations)
+    assert window.answer_text() == f"{evidence.text}\n\nSources:\n{listed}"
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        release.set()
+    cited = window.answer.citations
+    assert [p.n for p in cited] == [p.n for p in evidence.citations]  # the sentence cites [1], quoted too
+    listed = "".join(f"[{p.n}] {p.hit.source} › {p.hit.heading}\n" for p in cited)
+    expected = f"{REPLY}\n\n{evidence.text}\n\nSources:\n{listed}"
     assert window.answer_text() == expected
+    assert expected.startswith(f"{REPLY}\n\nFrom the guides:\n\n")
+    assert f"[1] lessons/oled.md › {cited[0].hit.heading}\n" in expected
     QApplication.clipboard().clear()
     window.copy_button.click()
     assert QApplication.clipboard().text() == expected
@@ -321,17 +364,20 @@ def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):
 def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_bundle):
     import time
 
-    reply = " ".join([REPLY] * 40)
+    reply = " ".join([REPLY] + ["Run the scanner sketch to find the I2C address of a blank display [1]."] * 40)
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=reply, delay=lambda: time.sleep(0.02)))
-    tokens: list[str] = []
-    window.worker.token.connect(tokens.append)
+    sentences: list[str] = []
+    window.worker.sentence.connect(sentences.append)
     ask_with_enter(qtbot, window, QUESTION)
-    qtbot.waitUntil(lambda: len(tokens) >= 2, timeout=5000)
+    # The evidence and a checked sentence on screen (the window gets them through queued signals).
+    qtbot.waitUntil(lambda: window.answer_view.toPlainText().startswith(REPLY), timeout=5000)
+    assert sentences and "From the guides:" in window.answer_view.toPlainText()
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         qtbot.keyClick(window, Qt.Key_N, Qt.ControlModifier)
     assert window.stopped
     assert window.history == [] and window.answer is None
     assert window.answer_view.toPlainText() == "" and not window.busy
+    assert window.answer_text() == "" and not window.copy_button.isEnabled()
 
 
 def test_real_loader_without_model_files_names_both_degraded_states(qtbot, windows, gui_bundle, tmp_path,

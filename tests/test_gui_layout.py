@@ -133,7 +133,7 @@ def test_an_over_long_question_shows_a_readable_error_and_no_stale_status(qtbot,
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=shared.REPLY))
     ask_and_wait(qtbot, window, shared.QUESTION)
     settle(qtbot)
-    assert window.status_text().startswith("Answered in")
+    assert window.status_text().startswith("Passages in ") and "checked answer in" in window.status_text()
     width = window.width()
     window.question_box.setPlainText(HUGE)
     with qtbot.waitSignal(window.error_shown, timeout=5000):
@@ -155,21 +155,30 @@ def test_an_over_long_question_shows_a_readable_error_and_no_stale_status(qtbot,
 
 # --- 3: the status bar says what was timed -----------------------------------------------------
 def test_finished_status_names_what_was_timed():
-    assert finished_status("answered", 3.94) == "Answered in 3.9 s."
-    assert finished_status("extractive", 4.2) == "Replied in 4.2 s with passages from the guides."
-    assert finished_status("extractive", 0.01, search_only=True) == "Found the passages in under 0.1 s."
-    assert finished_status("not-covered", 0.31) == "Searched the guides in 0.3 s: not covered."
+    # The passages are timed on their own: a slow model never makes them look slow.
+    assert finished_status("answered", 4.06, evidence=0.031) == "Passages in 0.03 s; checked answer in 4.1 s."
+    assert finished_status("extractive", 4.2, evidence=0.02) == "Passages in 0.02 s; no checked answer to add (4.2 s)."
+    assert finished_status("extractive", 0.012, search_only=True, evidence=0.01) == "Found the passages in 0.01 s."
+    assert finished_status("extractive", 0.001, search_only=True, evidence=0.001) == \
+        "Found the passages in under 0.01 s."
+    assert finished_status("answered", 1.3, evidence=0.996) == "Passages in 1.0 s; checked answer in 1.3 s."
+    assert finished_status("not-covered", 0.31) == "Searched the guides in 0.31 s: not covered."
     assert finished_status("declined-off-topic", 0.0) == ""
     assert finished_status("declined-injection", 0.0) == ""
-    assert finished_status("answered", 2.0, stopped=True) == "Stopped after 2.0 s."
+    assert finished_status("answered", 2.0, stopped=True, evidence=0.05) == "Passages in 0.05 s; stopped after 2.0 s."
+    assert finished_status("answered", 2.0, stopped=True) == "Stopped after 2.0 s."  # stopped before the passages
+    assert finished_status("answered", 3.94) == "Checked answer in 3.9 s."  # no evidence time known
     for state in ("extractive", "not-covered", "declined-off-topic", "declined-injection"):
-        assert not finished_status(state, 0.0).startswith("Answered")
+        assert "checked answer in" not in finished_status(state, 0.5, evidence=0.01).lower()
 
 
 def test_the_status_bar_says_answered_only_for_answers(qtbot, windows, gui_bundle):
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=shared.REPLY))
     ask_and_wait(qtbot, window, shared.QUESTION)
-    assert window.answer.state == "answered" and window.status_text().startswith("Answered in")
+    assert window.answer.state == "answered"
+    evidence_s, total_s = (window.answer.timings_ms[k] / 1000 for k in ("evidence", "total"))
+    assert window.status_text() == finished_status("answered", total_s, evidence=evidence_s)
+    assert window.status_text().startswith("Passages in ") and "; checked answer in " in window.status_text()
     ask_and_wait(qtbot, window, "Write me a poem about the sea")
     assert window.answer.state == "declined-off-topic"
     assert window.status_text() == ""
@@ -177,7 +186,7 @@ def test_the_status_bar_says_answered_only_for_answers(qtbot, windows, gui_bundl
     plain = open_window(qtbot, windows, gui_bundle, None)
     ask_and_wait(qtbot, plain, "OLED display blank I2C address")
     assert plain.answer.state in ("extractive", "not-covered")
-    assert not plain.status_text().startswith("Answered")
+    assert "answer" not in plain.status_text().lower()
 
 
 # --- 4: the font size reaches every text -------------------------------------------------------

@@ -88,12 +88,25 @@ def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle
                 "Should I run the scanner sketch for the display?")
     history = [{"role": "user", "content": previous}, {"role": "assistant", "content": "Check the address."}]
     question = "Which GPIO pin does the onboard LED use?"
+    # Taken as a follow-up (the weighting is what is tested here; a question that does not refer
+    # back ignores the previous turn altogether: next test).
+    monkeypatch.setattr(retriever_module, "refers_back", lambda q: True)
     retriever = Retriever(bundle, fake_embedder)
     assert retriever.search(question, history=history).hits[0].source == "lessons/blink.md"
     # Retrieved as one text (the history weighing as much as the question), the OLED turn wins.
     assert retriever.search(f"{previous}\n{question}").hits[0].source == "lessons/oled.md"
     monkeypatch.setattr(retriever_module, "HISTORY_WEIGHT", 1.0)
     assert retriever.search(question, history=history).hits[0].source == "lessons/oled.md"
+
+
+def test_a_new_self_contained_question_ignores_the_previous_turn(bundle, fake_embedder):
+    history = [{"role": "user", "content": "My OLED display stays blank. Which I2C address?"},
+               {"role": "assistant", "content": "Check the address 0x3C [1]."}]
+    retriever = Retriever(bundle, fake_embedder)
+    new = retriever.search("Which GPIO pin does the onboard LED use?", history=history)
+    assert "OLED" not in new.query and new.hits[0].source == "lessons/blink.md"
+    follow = retriever.search("Which pins does it use?", history=history)
+    assert "OLED" in follow.query
 
 
 def test_the_previous_turn_is_not_embedded_again(bundle, fake_embedder):

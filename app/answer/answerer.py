@@ -1,32 +1,41 @@
-"""The answerer: screen the question, retrieve, gate, budget, generate, check citations.
+"""The answerer: screen the question, retrieve, gate, show the evidence, then the model's verified words.
 
-States (DESIGN.md): ``answered`` (the model's answer with checked, supported
-citations), ``extractive`` (the best passages' sentences, cited, when the model is
-missing or its answer could not be checked), ``not-covered`` (the evidence gate found no
-strong evidence; the nearest sections are listed and the model is not asked),
-``declined-off-topic`` and ``declined-injection``.
+Order of work (DESIGN.md, "Evidence first"): as soon as retrieval is done, the extractive answer
+(answer blocks of the best passages, each cited) is ready and handed to ``on_evidence``; only then
+does the model run, and its reply is checked sentence by sentence as it streams
+(:mod:`app.answer.verify`); each sentence that passes goes to ``on_sentence``. Nothing unverified
+is ever handed out.
+
+States: ``answered`` (verified sentences of the model above the quoted evidence),
+``extractive`` (the quoted evidence alone: no model, or none of its sentences passed),
+``not-covered`` (the evidence gate found no strong evidence; the nearest sections are listed and
+the model is not asked), ``declined-off-topic`` and ``declined-injection``.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import time
 from typing import Callable
 
-from ..errors import QuestionError
+from ..errors import ModelError, QuestionError
 from ..records import Answer, Passage
 from ..retrieval.retriever import Retriever, previous_user_turn
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
-from .citations import check_citations
-from .extractive import extractive_answer, supported_sentences
+from .extractive import extractive_answer
 from .guard import injection_kind, is_off_topic, strip_soft_injection
 from .llm import ChatModel
 from .prompt import build_messages, clean_history
+from .verify import MIN_SUPPORT, SentenceStream, check_sentence
+
+log = logging.getLogger(__name__)
 
 SEARCH_ONLY = "search-only"
 MAX_QUESTION_CHARS = 2000
-#: An answer sentence must share at least this share of its distinct words with the passages it
-#: cites (all sent passages when it cites none), or it is removed as unsupported.
-MIN_SUPPORT = 0.6
+#: Passages the extractive answer may quote from (more than the model's prompt budget holds: on IoT
+#: the expected phrase is in the passages for 39 of 46 questions with six, 36 with the budget's four).
+EVIDENCE_PASSAGES = 6
 
 NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
 
@@ -50,7 +59,7 @@ OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about th
                   "so I'll leave it there; ask me anything about the lessons.")
 INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
                   "and setup private. Ask me about the lessons and I'll point you to the right guide.")
-EXTRACTIVE_NOTE = "From the guides (the most relevant passages):"
+EXTRACTIVE_NOTE = "From the guides:"
 
 
 class Assistant:
@@ -61,6 +70,7 @@ class Assistant:
         self.llm = llm
         self.budget = budget or ContextBudget()
         self._titles = {s.path: s.title for s in retriever.bundle.sources()}
+        self._guides: dict[str, str] = {}
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -94,11 +104,39 @@ class Assistant:
                 raise QuestionError(f"The question is too long for the model's {self.llm.n_ctx:,}-token context "
                                     "window; shorten it to the part you need answered.")
 
+    def _guide_text(self, path: str) -> str:
+        """A guide's whole text (cached; used to give a table row its header)."""
+        if path not in self._guides:
+            self._guides[path] = self.retriever.bundle.source_text(path)
+        return self._guides[path]
+
+    def _similarity(self, question: str) -> Callable[[list[str]], list[float]] | None:
+        """Cosine similarity (-1..1, higher is more alike) of ``question`` to each of some texts, with
+        the bundle's embedding model; None in ``keyword-only`` (no embedder)."""
+        embedder = self.retriever.embedder
+        if embedder is None:
+            return None
+
+        def similarity(texts: list[str]) -> list[float]:
+            vectors = embedder.embed([question] + texts)
+            return [float(v) for v in vectors[1:] @ vectors[0]]
+        return similarity
+
     def answer(self, question: str, history: list[dict] | None = None, *,
-               on_passages: Callable[[list[Passage]], None] | None = None,
-               on_token: Callable[[str], None] | None = None,
+               on_evidence: Callable[[Answer], None] | None = None,
+               on_sentence: Callable[[str], None] | None = None,
                should_stop: Callable[[], bool] | None = None) -> Answer:
-        """Answer one question. Raises :class:`QuestionError` for an empty or over-long question."""
+        """Answer one question.
+
+        ``on_evidence(answer)`` receives the extractive answer (state ``extractive``, its passages
+        and citations) as soon as retrieval is done, before the model runs; ``on_sentence(text)``
+        receives each of the model's sentences that passed every check, in order, with citation
+        markers numbered as in ``answer.passages``. ``should_stop()`` turning true ends generation
+        (the verified sentences so far are kept). ``timings_ms`` of the result: ``retrieval``,
+        ``evidence`` (question received to extractive answer ready), ``first_token``,
+        ``first_verified`` and ``total``, all from the question's arrival (ms; a stage that did not
+        run is absent). Raises :class:`QuestionError` for an empty or over-long question.
+        """
         question = (question or "").strip()
         if not question:
             raise QuestionError("The question is empty; type a question about the course.")
@@ -108,11 +146,15 @@ class Assistant:
         version = self.retriever.bundle.corpus_version
         started = time.perf_counter()
 
-        def done(state: str, text: str, passages=(), citations=(), timings=None) -> Answer:
+        def since() -> float:
+            return (time.perf_counter() - started) * 1000
+
+        def done(state: str, text: str, passages=(), citations=(), timings=None, checks=None) -> Answer:
             t = dict(timings or {})
-            t["total"] = (time.perf_counter() - started) * 1000
+            t["total"] = since()
             return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
-                          corpus_version=version, model=self.model_name, degraded=self.degraded, timings_ms=t)
+                          corpus_version=version, model=self.model_name, degraded=self.degraded, timings_ms=t,
+                          checks=dict(checks or {}))
 
         kind = injection_kind(question)
         if kind == "hard":
@@ -125,31 +167,81 @@ class Assistant:
         history = clean_history(history)
         retrieval = self.retriever.search(question, k=10, history=history)
         timings = dict(retrieval.timings_ms)
+        timings["retrieval"] = since()
         if not retrieval.has_evidence or not retrieval.hits:
             nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
             return done("not-covered", not_covered_text(retrieval), nearest, (), timings)
 
-        passages = self.select_passages(retrieval.hits, retrieval.query)
-        if self.llm is not None:
-            messages, passages = self._fit_messages(question, passages, history)
-        if on_passages is not None:
-            on_passages(passages)
-        if self.llm is not None:
-            t0 = time.perf_counter()
-            pieces: list[str] = []
-            for piece in self.llm.stream(messages, self.budget.answer_tokens, should_stop):
-                if not pieces:
-                    timings["first_token"] = (time.perf_counter() - t0) * 1000
-                pieces.append(piece)
-                if on_token is not None:
-                    on_token(piece)
-            timings["generate"] = (time.perf_counter() - t0) * 1000
-            text, cited_numbers = check_citations("".join(pieces), len(passages))
-            if cited_numbers:
-                text, cited_numbers = supported_sentences(text, passages, MIN_SUPPORT)
-            if cited_numbers:
-                return done("answered", text, passages, [passages[n - 1] for n in cited_numbers], timings)
-        text, cited = extractive_answer(question, passages, context=previous_user_turn(history))
+        evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]
+        context = previous_user_turn(history, question)
+        quoted, cited = extractive_answer(question, evidence, context=context, guide_text=self._guide_text,
+                                          similarity=self._similarity(question))
         if not cited:
-            return done("not-covered", NOT_COVERED_TEXT, passages[:3], (), timings)
-        return done("extractive", f"{EXTRACTIVE_NOTE}\n\n{text}", passages, cited, timings)
+            return done("not-covered", NOT_COVERED_TEXT, evidence[:3], (), timings)
+        timings["evidence"] = since()
+        extractive_text = f"{EXTRACTIVE_NOTE}\n\n{quoted}"
+        if on_evidence is not None:
+            on_evidence(done("extractive", extractive_text, evidence, cited, timings))
+        if self.llm is None or (should_stop is not None and should_stop()):
+            return done("extractive", extractive_text, evidence, cited, timings)
+
+        sent = self.select_passages(retrieval.hits, retrieval.query)
+        try:
+            messages, sent = self._fit_messages(question, sent, history)
+        except QuestionError:  # the evidence stands; the model cannot read this question
+            return done("extractive", extractive_text, evidence, cited, timings)
+        # The model reads its passages numbered 1..m; the student sees the evidence's numbers.
+        number = {p.hit.key: p.n for p in evidence}
+        for p in sent:
+            if p.hit.key not in number:
+                extra = Passage(len(evidence) + 1, retrieval.hits[[h.key for h in retrieval.hits].index(p.hit.key)])
+                evidence.append(extra)
+                number[p.hit.key] = extra.n
+        shown_n = {p.n: number[p.hit.key] for p in sent}
+        blocks = [b for b in quoted.split("\n\n") if b.strip()]
+        checks = {"sentences": 0, "shown": 0}
+        verified: list[str] = []
+        verified_cited: list[int] = []
+
+        def judge(sentence: str) -> None:
+            checks["sentences"] += 1
+            verdict = check_sentence(sentence, sent, blocks, MIN_SUPPORT)
+            if not verdict.ok:
+                checks[verdict.reason] = checks.get(verdict.reason, 0) + 1
+                return
+            text = _renumber(verdict.text, shown_n)
+            if text in verified:
+                checks["repeat"] = checks.get("repeat", 0) + 1
+                return
+            verified.append(text)
+            verified_cited.extend(shown_n[n] for n in verdict.cited if shown_n[n] not in verified_cited)
+            checks["shown"] += 1
+            timings.setdefault("first_verified", since())
+            if on_sentence is not None:
+                on_sentence(text)
+
+        stream = SentenceStream()
+        try:
+            for piece in self.llm.stream(messages, self.budget.answer_tokens, should_stop):
+                timings.setdefault("first_token", since())
+                for sentence in stream.feed(piece):
+                    judge(sentence)
+        except ModelError as exc:  # e.g. the context overflowed: the evidence stands
+            log.warning("generation failed: %s", exc)
+        if should_stop is None or not should_stop():
+            for sentence in stream.close():
+                judge(sentence)
+        timings["generate"] = since() - timings["evidence"]
+        if not verified:
+            return done("extractive", extractive_text, evidence, cited, timings, checks)
+        by_n = {p.n: p for p in evidence}
+        citations = [by_n[n] for n in verified_cited] + [p for p in cited if p.n not in verified_cited]
+        text = " ".join(verified) + "\n\n" + extractive_text
+        return done("answered", text, evidence, citations, timings, checks)
+
+
+def _renumber(text: str, numbers: dict[int, int]) -> str:
+    """``text`` with each citation marker's prompt numbers replaced by the shown numbers."""
+    def swap(match: re.Match) -> str:
+        return "[" + ", ".join(str(numbers.get(int(x), int(x))) for x in re.split(r"\s*,\s*", match.group(1))) + "]"
+    return re.sub(r"\[(\d+(?:\s*,\s*\d+)*)\]", swap, text)

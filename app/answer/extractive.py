@@ -1,91 +1,199 @@
-"""Extractive answers: the most relevant sentences of the top passages, each cited.
+"""Extractive answers: the answer blocks of the best passages that answer the question, each cited.
 
-Used when the model is missing (``search-only``) or its answer carries no valid,
-supported citation. Sentences are scored by how many of the question's words they
-contain (best variant per word, as in the lexical leg); headings, code fences, table
-rules and image lines are not sentences.
+The extractive answer is the evidence shown as soon as retrieval is done (DESIGN.md, "Evidence
+first"): the guides' own words, not a fallback. Each passage is cut into answer blocks
+(:mod:`app.answer.blocks`: a sentence, a lead-in with the list/code/table it introduces, a list
+item, a code block, a table row with its header); blocks are scored by the share of the
+question's words they contain (best variant per word, as in the lexical leg), with a bonus for
+commands, code and numbered steps when the question asks how to do something, and for a
+definition when it asks what something is called. The section heading is shown with the quote
+when it names something the question asks about.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ..records import Passage
 from ..retrieval.retriever import HISTORY_WEIGHT
-from .citations import is_citation
 from ..retrieval.tokenize import document_tokens, query_words
+from .blocks import Unit, passage_units
+from .citations import is_citation
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"(])")
-_NOT_PROSE = re.compile(r"^\s*(#{1,6}\s|```|~~~|\|?\s*:?-{3,}|!\[|<)")
-MAX_SENTENCE_CHARS = 400
+#: Weight of a block's cosine similarity to the question (``similarity``) added to its word score,
+#: and the characters of a block (heading included) that are embedded.
+SIMILARITY_WEIGHT = 0.5
+SIMILARITY_CHARS = 400
 #: A passage after the first is quoted when its fused score is at least this share of the best's
 #: (or it comes from the same guide).
 MIN_RELATIVE_SCORE = 0.8
+#: Question-word coverage added to a block with code, a command or numbered steps when the question
+#: asks how to do something; and to a definition-like block when it asks for a name or term.
+HOW_BONUS = 0.25
+NAME_BONUS = 0.2
+#: A question word found only in a block's heading counts this much of one found in its text.
+HEADING_WEIGHT = 0.5
+#: A second block of a passage is quoted when it scores at least this share of the passage's best.
+SECOND_BLOCK_SHARE = 0.7
+#: Most characters of quoted blocks per passage (a long code block or list counts once, whole).
+PASSAGE_QUOTE_CHARS = 600
+
+_HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|function|method)\b|"
+                  r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)", re.I)
+_NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
+                   r"known as|what does \S+ mean)\b", re.I)
+_DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
 
 
-def _sentences(text: str) -> list[str]:
-    lines, in_fence = [], False
-    for line in text.splitlines():
-        if line.strip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence or _NOT_PROSE.match(line) or not line.strip():
-            lines.append("\n")
-            continue
-        lines.append(re.sub(r"^\s*([-*+]|\d+[.)])\s+", "", line).strip())
-    prose = " ".join(lines)
-    out = []
-    for block in prose.split("\n"):
-        for sentence in _SENTENCE_END.split(block.strip()):
-            sentence = " ".join(sentence.split())
-            if len(sentence) >= 20:
-                out.append(sentence[:MAX_SENTENCE_CHARS] + ("…" if len(sentence) > MAX_SENTENCE_CHARS else ""))
-    return out
+def question_kind(question: str) -> str:
+    """``how`` (asks for steps, a command or code), ``name`` (asks what something is called or
+    stands for) or ``other``."""
+    if _HOW.search(question):
+        return "how"
+    if _NAME.search(question):
+        return "name"
+    return "other"
 
 
-def _overlap(words: list[tuple[str, ...]], sentence: str, context: list[tuple[str, ...]] = (),
-             context_weight: float = 0.0) -> float:
-    """Weighted share (0..1, higher is better) of the question's written words found in ``sentence``;
-    the previous turn's words (``context``) count ``context_weight`` each."""
-    tokens = set(document_tokens(sentence))
-    found = sum(any(v in tokens for v in w) for w in words)
-    found_context = sum(any(v in tokens for v in w) for w in context)
-    return (found + context_weight * found_context) / max(1e-9, len(words) + context_weight * len(context)) \
-        if words or context else 0.0
+def _coverage(words: list[tuple[str, ...]], tokens: set[str], heading_tokens: set[str]) -> float:
+    """Found question words: 1 each in ``tokens``, HEADING_WEIGHT each found only in the heading."""
+    found = 0.0
+    for w in words:
+        if any(v in tokens for v in w):
+            found += 1.0
+        elif any(v in heading_tokens for v in w):
+            found += HEADING_WEIGHT
+    return found
+
+
+def block_score(unit: Unit, words: list[tuple[str, ...]], context: list[tuple[str, ...]] = (),
+                context_weight: float = 0.0, kind: str = "other") -> float:
+    """Score of one answer block (higher is better; 0..1 plus a bonus of at most HOW_BONUS):
+    the weighted share of question words in the block (previous-turn words weigh
+    ``context_weight`` each), plus the question kind's bonus when the block has that shape."""
+    if not words and not context:
+        return 0.0
+    tokens = set(document_tokens(unit.match_text))
+    heading_tokens = set(document_tokens(unit.heading))
+    found = _coverage(words, tokens, heading_tokens) + context_weight * _coverage(context, tokens, heading_tokens)
+    score = found / max(1e-9, len(words) + context_weight * len(context))
+    if score > 0 and kind == "how" and (unit.has_code or unit.is_steps):
+        score += HOW_BONUS
+    elif score > 0 and kind == "name" and _DEFINITION.search(unit.match_text):
+        score += NAME_BONUS
+    return score
+
+
+#: A block echoes the question when at least this share of its own words are the question's.
+ECHO_SHARE = 0.6
+
+
+def _echoes(unit: Unit, words: list[tuple[str, ...]]) -> bool:
+    """Whether ``unit`` mostly restates the question (an error message the student pasted, a problem
+    statement) rather than answering it."""
+    own = query_words(unit.match_text)
+    if not own or "```" in unit.text:
+        return False
+    asked = {v for w in words for v in w}
+    return sum(any(v in asked for v in w) for w in own) >= ECHO_SHARE * len(own)
+
+
+def _heading_named(heading: str, words: list[tuple[str, ...]], kind: str) -> bool:
+    """Whether to show ``heading`` with the quote. Always, when there is one: it says what the quote
+    is about, and it often names the thing asked about when the quote only describes it (IoT,
+    answers holding an expected phrase: 31/46 with the heading shown only when it shares a question
+    word, 33/46 always; docs/answers.md)."""
+    return bool(heading)
+
+
+def _format_quote(units: list[Unit], n: int, heading: str) -> str:
+    """Markdown for one passage's quoted blocks followed by ``[n]``; a heading in italics first."""
+    multi_line = any("\n" in u.text for u in units)
+    prefix = f"*{heading}*" if heading else ""
+    if not multi_line:
+        body = " ".join(u.text for u in units) + f" [{n}]"
+        return f"{prefix}: {body}" if prefix else body
+    parts = ([prefix] if prefix else []) + [u.text for u in units]
+    last = parts[-1].rstrip()
+    if last.endswith(("```", "~~~")) or last.splitlines()[-1].lstrip().startswith("|"):
+        parts.append(f"[{n}]")
+    else:
+        parts[-1] = f"{last} [{n}]"
+    return "\n\n".join(parts)
 
 
 def extractive_answer(question: str, passages: list[Passage], max_passages: int = 3,
-                      per_passage: int = 2, context: str = "") -> tuple[str, list[Passage]]:
-    """``(answer text, cited passages)``: up to ``per_passage`` best sentences from each of the
-    first ``max_passages`` passages, in passage order, each followed by its ``[n]``.
+                      per_passage: int = 2, context: str = "",
+                      guide_text: Callable[[str], str] | None = None,
+                      similarity: Callable[[list[str]], list[float]] | None = None) -> tuple[str, list[Passage]]:
+    """``(answer Markdown, cited passages)``: the best answer blocks (at most ``per_passage``) of
+    each of the first ``max_passages`` quotable passages, in passage order, each passage's blocks
+    followed by its ``[n]``.
 
     ``context`` is the previous user turn of a follow-up: its words count HISTORY_WEIGHT (0.6) of
-    the question's own when sentences are scored, as in retrieval, so a follow-up's sentences answer
-    the follow-up. IoT, answers containing an expected phrase: 30/46 with the two as one text, 31/46
-    so (docs/answers.md)."""
+    the question's own, as in retrieval. ``guide_text(path)`` returns a guide's whole text (used to
+    give a table row that starts a chunk its header row). A passage with no block holding a
+    question word is not quoted unless nothing else is. Returns ``("", [])`` when no passage has a
+    quotable block. Measurements: docs/answers.md.
+    """
     words = query_words(question)
     context_words = query_words(context) if context else []
+    kind = question_kind(question)
+    scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
+    for p in passages:
+        units = passage_units(p.hit.text, p.hit.heading, offset=p.hit.span[0],
+                              guide_text=(lambda src=p.hit.source: guide_text(src)) if guide_text else None)
+        if units:
+            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind), u) for u in units]))
+    if not scored:
+        return "", []
+    # Passages with blocks to quote; a further passage is quoted only when it is nearly as strong as
+    # the best quotable one or from the same guide (measured on IoT: docs/answers.md).
+    top = scored[0][0].hit
+    quotable = [(p, s) for p, s in scored if p.hit.source == top.source
+                or (top.score > 0 and p.hit.score >= MIN_RELATIVE_SCORE * top.score)]
+    # A passage is relevant when one of its blocks holds a question word in its own text (a heading
+    # alone is not enough, except for a question asking what something is called).
+    relevant = [(p, s) for p, s in quotable
+                if any(score > 0 and (kind == "name" or _coverage(words + list(context_words),
+                                                                   set(document_tokens(u.match_text)), set()))
+                       for score, u in s)]
+    quotable = (relevant or quotable)[:max_passages]
+    if similarity is not None:
+        # Meaning as well as words: a paraphrased question matches the block that answers it. Only
+        # the quoted passages' blocks are embedded (the time to evidence grows with their number).
+        texts = [f"{u.heading}: {u.match_text}"[:SIMILARITY_CHARS] for _, s in quotable for _, u in s]
+        sims = iter(similarity(texts))
+        quotable = [(p, [(score + SIMILARITY_WEIGHT * max(0.0, float(next(sims))), u) for score, u in s])
+                    for p, s in quotable]
     lines: list[str] = []
     cited: list[Passage] = []
-    # Passages with prose to quote; a further passage is quoted only when it is nearly as strong as
-    # the best quotable one or from the same guide. Measured on IoT (docs/answers.md): answers
-    # citing an expected source / share of citations into an expected source: 0.8 and 3 passages
-    # 44/46 / 0.60; 0.9: 42/46 / 0.71; 2 passages: 42/46 / 0.70; same guide only: 38/46 / 0.85.
-    # Citing an expected source matters more, so 0.8 and 3 stay.
-    quotable = [(p, _sentences(p.hit.text)) for p in passages]
-    quotable = [(p, s) for p, s in quotable if s]
-    if quotable:
-        top = quotable[0][0].hit
-        quotable = [(p, s) for p, s in quotable if p.hit.source == top.source
-                    or (top.score > 0 and p.hit.score >= MIN_RELATIVE_SCORE * top.score)]
-    for passage, sentences in quotable[:max_passages]:
-        ranked = sorted(range(len(sentences)),
-                        key=lambda i: (-_overlap(words, sentences[i], context_words, HISTORY_WEIGHT), i))[:per_passage]
-        chosen = [sentences[i] for i in sorted(ranked)]
-        lines.append(" ".join(chosen) + f" [{passage.n}]")
+    for passage, units in quotable:
+        ranked = sorted(units, key=lambda su: (-su[0], su[1].order))
+        best_score = ranked[0][0]
+        chosen = [ranked[0][1]]
+        used = len(chosen[0].text)
+        for score, unit in ranked[1:per_passage]:
+            if score > 0 and score >= SECOND_BLOCK_SHARE * best_score and used + len(unit.text) <= PASSAGE_QUOTE_CHARS:
+                chosen.append(unit)
+                used += len(unit.text)
+        best = chosen[0]
+        if _echoes(best, words) and best.order + 1 < len(units):
+            # The block restating the question (a quoted error, a problem statement) is followed
+            # by its answer: quote the next block too.
+            follower = units[best.order + 1][1]
+            if follower not in chosen:
+                chosen.append(follower)
+        chosen.sort(key=lambda u: u.order)
+        heading = chosen[0].heading
+        shown_heading = heading if _heading_named(heading, words, kind) and \
+            heading.lower() not in " ".join(u.text for u in chosen).lower() else ""
+        quote = _format_quote(chosen, passage.n, shown_heading)
+        if any(quote.rsplit("[", 1)[0] == earlier.rsplit("[", 1)[0] for earlier in lines):
+            continue  # the same words in another guide (a Python and an R version of a lesson)
+        lines.append(quote)
         cited.append(passage)
-    if not lines:
-        return "", []
     return "\n\n".join(lines), cited
 
 

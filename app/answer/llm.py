@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
 
-from ..config import load_manifest, models_dir
+from ..config import load_manifest, model_entries, models_dir, resolve_chat_model
 from ..errors import ModelError
 
 #: Context window in tokens: room for the system prompt, ~4,000 characters of sources
@@ -57,12 +57,15 @@ class ChatModel(Protocol):
 class LlamaChatModel:
     """A GGUF chat model run by llama.cpp on the CPU.
 
+    ``path`` is a GGUF file or the id of one of the manifest's ``optional_chat`` models
+    (``qwen2.5-coder-0.5b``), so ``--model ID`` works wherever ``--model FILE`` does.
     Raises :class:`ModelError` when the file is missing, differs from the manifest's
-    sha256 (for the default model), or llama.cpp cannot load it.
+    sha256 (for a model the manifest pins: the default or an ``optional_chat`` one, in
+    ``models/``), or llama.cpp cannot load it.
     """
 
-    def __init__(self, path: Path, n_ctx: int = N_CTX, threads: int = 0) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | str, n_ctx: int = N_CTX, threads: int = 0) -> None:
+        self.path = resolve_chat_model(path)  # a GGUF file, or an optional model's id from the manifest
         self.name = self.path.name
         self.n_ctx = n_ctx
         if self.path.is_dir():
@@ -85,15 +88,16 @@ class LlamaChatModel:
             manifest = load_manifest()
         except ModelError:
             return
-        entry = next((f for f in manifest["files"] if f["path"] == self.path.name), None)
+        entry = next((f for f in model_entries(manifest) if f["path"] == self.path.name), None)
         if entry is None or self.path.resolve() != (models_dir() / entry["path"]).resolve():
             return
         from ..embedding import file_sha256
 
         actual = file_sha256(self.path)
         if actual != entry["sha256"]:
+            fix = f"make models MODEL={entry['id']}" if "id" in entry else "make models"
             raise ModelError(f"The chat model {self.path} has sha256 {actual[:12]}…, not the manifest's "
-                             f"{entry['sha256'][:12]}…; run `make models` to restore it.")
+                             f"{entry['sha256'][:12]}…; run `{fix}` to restore it.")
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))

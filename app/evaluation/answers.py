@@ -26,6 +26,8 @@ from .metrics import percentile
 from .questions import EvalQuestion
 
 ANSWERED = ("answered", "extractive")
+#: The stages of ``Answer.timings_ms`` reported as p50/p95 (ms from the question's arrival).
+STAGES = ("retrieval", "evidence", "first_token", "first_verified", "total")
 
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -68,7 +70,9 @@ def grade(question: EvalQuestion, answer) -> dict:
             "state": answer.state, "correct": correct, "citations": len(valid), "resolved_citations": sum(resolved),
             "valid_citations": sum(valid), "phrase_in_answer": in_answer, "phrase_in_passages": in_passages,
             "cited_sources": cited_sources, "first_token_ms": answer.timings_ms.get("first_token"),
-            "total_ms": answer.timings_ms.get("total")}
+            "total_ms": answer.timings_ms.get("total"),
+            "timings_ms": {k: answer.timings_ms[k] for k in STAGES if k in answer.timings_ms},
+            "checks": dict(answer.checks), "answer": answer.text}
 
 
 def run_answers(assistant: Assistant, questions: Iterable[EvalQuestion],
@@ -113,6 +117,10 @@ def run_answers(assistant: Assistant, questions: Iterable[EvalQuestion],
         "extractive_rate": states.get("extractive", 0) / len(rows) if rows else None,
         "latency_ms": {"first_token": {"p50": _pct(firsts, 50), "p95": _pct(firsts, 95)},
                        "total": {"p50": _pct(totals, 50), "p95": _pct(totals, 95)}, "n": len(firsts)},
+        "stages_ms": {stage: {"p50": _pct(v, 50), "p95": _pct(v, 95), "n": len(v)}
+                      for stage in STAGES
+                      for v in [[r["timings_ms"][stage] for r in rows if stage in r.get("timings_ms", {})]] if v},
+        "model_sentences": dict(sum((collections.Counter(r.get("checks", {})) for r in rows), collections.Counter())),
         "questions": rows,
     }
 
@@ -137,6 +145,12 @@ def format_answers(doc: dict) -> str:
         lines.append(f"  expected phrase       in the answer {ep['in_answer']}/{ep['n']}, in the passages sent "
                      f"{ep['in_passages']}/{ep['n']} (questions expecting an answer that list must_contain_any)")
     lines.append(f"  states                {doc['states']}")
+    stages = doc.get("stages_ms") or {}
+    if stages:
+        lines.append("  time from the question (ms)  " + "; ".join(
+            f"{k} p50 {v['p50']:.0f} p95 {v['p95']:.0f} (n={v['n']})" for k, v in stages.items()))
+    if doc.get("model_sentences"):
+        lines.append(f"  model sentences       {doc['model_sentences']} (read, shown, and dropped by each check)")
     lat = doc["latency_ms"]
     if lat["n"]:
         lines.append(f"  time to first token   p50 {lat['first_token']['p50']:.0f} ms, p95 {lat['first_token']['p95']:.0f} ms; "

@@ -1,10 +1,11 @@
-"""The main window: ask a question, read the streamed answer, open its citations in the guide.
+"""The main window: ask a question, read the answer, open its citations in the guide.
 
 Left, three tabs: **Ask** (a note while the models load or when a model is missing; New
 conversation / Copy answer; the earlier questions of the conversation, each reopening its
-answer as it was shown, kept in memory only; the answer, streamed and then rendered from
-Markdown with ``[n]`` links; the answer's state in words; the numbered sources; the question box with
-Ask / Stop), **Contents** (the course's table of contents) and **Search** (the FTS5 guide
+answer as it was shown, kept in memory only; the answer, rendered from Markdown with ``[n]``
+links: the guides' own words as soon as the search is done, then the model's sentences above
+them, each once it passed the checks (an unchecked token is never shown); the answer's state in
+words; the numbered sources; the question box with Ask / Stop), **Contents** (the course's table of contents) and **Search** (the FTS5 guide
 search, which works without any model). Right: the guide viewer with Back / Forward. The
 status bar names the course, the corpus version and build date, the model and any degraded
 state. All heavy work runs in :class:`~app.gui.workers.AssistantWorker` on its own thread.
@@ -19,6 +20,7 @@ Alt+Left / Alt+Right back and forward in the viewer; Ctrl+, settings.
 from __future__ import annotations
 
 import logging
+import re
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl, Signal
 from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QColor, QFont, QKeySequence, QPalette, QShortcut,
@@ -27,20 +29,23 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLa
                                QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
+from ..answer.answerer import EXTRACTIVE_NOTE
+from ..answer.prompt import HISTORY_CHARS
 from ..bundle.reader import BundleReader
 from ..config import Settings, settings_path
 from ..errors import LanternError
 from ..records import HEADING_SEPARATOR, Answer, Passage
 from .browse import ContentsTree, GuideSearch
 from .conversation import Conversation, Exchange
-from .render import CITE_SCHEME, answer_as_text, answer_html, excerpt
+from .render import CITATION_MARKER, CITE_SCHEME, answer_as_text, answer_html, excerpt
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .theme import answer_style, guide_style, muted_text, warning_text
 from .viewer import ViewerPanel, bold_font
 from .widgets import AnswerView, FitLabel
 from .words import (ANSWER_PLACEHOLDER, DEGRADED_NOTES, DEGRADED_WORDS, EARLIER_LATEST,  # noqa: F401
-                    EARLIER_PLACEHOLDER, EARLIER_TITLE, EARLIER_WORDS, LOADING_NOTE, SEARCH_ONLY_WORDS, STATE_WORDS,
-                    STOPPED_WORDS, finished_status, short_question)
+                    EARLIER_PLACEHOLDER, EARLIER_TITLE, EARLIER_WORDS, EVIDENCE_WORDS, LOADING_NOTE,
+                    SEARCH_ONLY_WORDS, STATE_WORDS, STOPPED_WORDS, evidence_status, finished_status,
+                    short_question)
 from .workers import AssistantFactory, AssistantWorker
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
@@ -55,6 +60,25 @@ QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; th
 EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
 STATUS_CHARS = 24  # characters of a status message kept when the status bar is short (the rest is elided)
 TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
+
+
+def memory_text(answer: Answer) -> str:
+    """What the window remembers of an answer for follow-up questions: the model's checked
+    sentences of an ``answered`` reply (not the quotes below them), or the quoted blocks of an
+    ``extractive`` one without the "From the guides:" line; whole blocks up to
+    :data:`~app.answer.prompt.HISTORY_CHARS` characters (the first block cut if it alone is longer)."""
+    text = answer.text
+    if answer.state == "answered":
+        text = text.partition(f"\n\n{EXTRACTIVE_NOTE}")[0]
+    elif text.startswith(EXTRACTIVE_NOTE):
+        text = text[len(EXTRACTIVE_NOTE):]
+    blocks = [b.strip() for b in text.split("\n\n") if b.strip()]
+    kept = blocks[:1]
+    for block in blocks[1:]:
+        if len("\n\n".join(kept + [block])) > HISTORY_CHARS:
+            break
+        kept.append(block)
+    return "\n\n".join(kept)[:HISTORY_CHARS]
 
 
 class MainWindow(QMainWindow):
@@ -72,10 +96,13 @@ class MainWindow(QMainWindow):
     screen, None while a question runs), ``message_label`` (the status bar's message; see
     :meth:`show_status` / :meth:`status_text`), ``sources_title``. Labels showing text Lantern
     does not control are :class:`~app.gui.widgets.FitLabel`: ``text()`` is the whole text.
-    ``answer_shown(Answer)`` and ``error_shown(str)`` are emitted (in the GUI thread) once
-    the window has shown a final answer or an error; ``models_loaded()`` once loading ended.
+    ``evidence_shown(Answer)`` is emitted (in the GUI thread) once the guides' own words (the
+    extractive answer) are on screen, before the model's checked sentences;
+    ``answer_shown(Answer)`` and ``error_shown(str)`` once the window has shown a final answer or
+    an error; ``models_loaded()`` once loading ended.
     """
 
+    evidence_shown = Signal(object)
     answer_shown = Signal(object)
     error_shown = Signal(str)
     models_loaded = Signal()  # loading finished (ready or failed), in the GUI thread
@@ -92,7 +119,8 @@ class MainWindow(QMainWindow):
         self.history: list[dict] = []
         self.conversation = Conversation()  # never saved: lab PCs are shared
         self.shown: Exchange | None = None
-        self._streamed: list[str] = []
+        self._streamed: list[str] = []  # the model's verified sentences of the running answer
+        self._evidence: Answer | None = None  # the running answer's extractive evidence
         self._clear_when_done = False
         self._pending_question = ""
         self.setWindowTitle(f"Lantern — {bundle.title}")
@@ -365,8 +393,8 @@ class MainWindow(QMainWindow):
         w.warning.connect(self._show_note)
         w.ready.connect(self._ready)
         w.load_failed.connect(self._load_failed)
-        w.passages_ready.connect(self._passages_ready)
-        w.token.connect(self._token)
+        w.evidence_ready.connect(self._evidence_ready)
+        w.sentence.connect(self._sentence)
         w.finished.connect(self._finished)
         w.failed.connect(self._failed)
         w.crashed.connect(self._crashed)
@@ -435,6 +463,7 @@ class MainWindow(QMainWindow):
         self.shown = None
         self.worker.stop_flag.clear()
         self._streamed = []
+        self._evidence = None
         self._passages = {}
         self.answer_view.clear()
         self.sources_list.clear()
@@ -464,6 +493,7 @@ class MainWindow(QMainWindow):
         self.conversation.clear()
         self.shown = None
         self.answer = None
+        self._evidence, self._streamed = None, []
         self._passages = {}
         self.answer_view.clear()
         self.answer_view.setAccessibleDescription("The answer; Tab moves between its citation links, Enter opens one")
@@ -477,9 +507,17 @@ class MainWindow(QMainWindow):
         self.focus_question()
 
     def answer_text(self) -> str:
-        """The answer on screen as plain text with its citations written out (guide path › heading)."""
+        """The answer on screen as plain text with its citations written out (guide path › heading);
+        while the model still works, the guides' words and the checked sentences shown so far."""
         if self.shown is None:
-            return ""
+            if self._evidence is None or not self.busy:
+                return ""
+            # Cited as the final answer will be: the checked sentences' passages, then the quotes'.
+            numbers = [int(n) for m in CITATION_MARKER.finditer(" ".join(self._streamed))
+                       for n in re.split(r"\s*[,;]\s*", m.group(1))]
+            numbers += [p.n for p in self._evidence.citations]
+            listed = [self._passages[n] for n in dict.fromkeys(numbers) if n in self._passages]
+            return answer_as_text(self._running_text(), [(p.n, p.hit.source, p.hit.heading) for p in listed])
         answer = self.shown.answer
         nearest = not answer.citations
         listed = answer.citations or (answer.passages if answer.state == "not-covered" else ())
@@ -557,30 +595,52 @@ class MainWindow(QMainWindow):
             self._idle()
         self.models_loaded.emit()
 
-    def _passages_ready(self, passages: list) -> None:
-        self._passages = {p.n: p for p in passages}
-        self._fill_sources(passages, ())
+    def _evidence_ready(self, evidence: Answer) -> None:
+        """Show the guides' own words at once; the model's checked sentences go above them later."""
+        self._evidence = evidence
+        self._streamed = []
+        self._passages = {p.n: p for p in evidence.passages}
+        self.answer_view.setHtml(answer_html(evidence.text, set(self._passages), EXTRACTIVE_NOTE))
+        self._fill_sources(evidence.passages, {p.n for p in evidence.citations})
+        self.copy_button.setEnabled(True)
         if not self.stopped:
-            self._set_state(f"Writing an answer from {len(passages)} passages… (Esc stops)")
+            self._set_state(SEARCH_ONLY_WORDS if "search-only" in evidence.degraded else EVIDENCE_WORDS)
+        if "evidence" in evidence.timings_ms:
+            self.show_status(evidence_status(evidence.timings_ms["evidence"] / 1000))
+        self.evidence_shown.emit(evidence)
 
-    def _token(self, piece: str) -> None:
-        self._streamed.append(piece)
-        cursor = self.answer_view.textCursor()
-        cursor.movePosition(QTextCursor.End)
-        cursor.insertText(piece)
+    def _sentence(self, text: str) -> None:
+        """Add one verified sentence of the model above the quoted passages (the worker sends
+        only sentences that passed every check; nothing else ever reaches the view)."""
+        if self._evidence is None:
+            return
+        self._streamed.append(text)
+        self.answer_view.setHtml(answer_html(self._running_text(), set(self._passages), EXTRACTIVE_NOTE))
+
+    def _running_text(self) -> str:
+        """The running answer as on screen: the checked sentences so far above the guides' words."""
+        if self._evidence is None:
+            return ""
+        if not self._streamed:
+            return self._evidence.text
+        return " ".join(self._streamed) + "\n\n" + self._evidence.text
 
     def _finished(self, answer: Answer) -> None:
         self.answer = answer
+        self._evidence, self._streamed = None, []
         self.conversation.add(Exchange(self._pending_question, answer, self.stopped))
         self._idle()
         state = self._show(self.conversation.latest)
         if answer.state in ("answered", "extractive"):
             self.history += [{"role": "user", "content": self._pending_question},
-                             {"role": "assistant", "content": answer.text}]
+                             {"role": "assistant", "content": memory_text(answer)}]
         self._update_conversation_label()
         self.question_box.selectAll()  # typing replaces it; the question is shown above the answer
-        self.show_status(finished_status(answer.state, answer.timings_ms.get("total", 0) / 1000,
-                                         search_only="search-only" in answer.degraded, stopped=self.stopped), 8000)
+        timings = answer.timings_ms
+        evidence = timings.get("evidence")
+        self.show_status(finished_status(answer.state, timings.get("total", 0) / 1000,
+                                         search_only="search-only" in answer.degraded, stopped=self.stopped,
+                                         evidence=evidence / 1000 if evidence is not None else None), 8000)
         self._announce(f"{state} {self.answer_view.toPlainText()}")
         self.answer_shown.emit(answer)
         self._clear_if_asked()
@@ -602,7 +662,7 @@ class MainWindow(QMainWindow):
         # Citations and sources open the passages of the answer on screen, never another one's.
         self._passages = {p.n: p for p in answer.passages}
         self.asked_label.setText(f"You asked: {exchange.question}")
-        self.answer_view.setHtml(answer_html(answer.text, set(self._passages)))
+        self.answer_view.setHtml(answer_html(answer.text, set(self._passages), EXTRACTIVE_NOTE))
         self._fill_sources(answer.passages, {p.n for p in answer.citations})
         state = self._state_words(exchange)
         if exchange is not self.conversation.latest:
@@ -641,7 +701,7 @@ class MainWindow(QMainWindow):
         box.setEnabled(not self.busy)
 
     def _announce(self, text: str) -> None:
-        """Tell screen readers the finished answer once (streamed tokens are not announced)."""
+        """Tell screen readers the finished answer once (not the evidence and sentences as they arrive)."""
         self.answer_view.setAccessibleDescription(text)
         if QAccessibleAnnouncementEvent is not None and QAccessible.isActive():
             QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self.answer_view, text))

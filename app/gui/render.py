@@ -61,8 +61,12 @@ def _answer_parser() -> MarkdownIt:
 _ANSWER_MD = _answer_parser()
 
 
-def answer_html(text: str, valid_numbers: set[int] | frozenset[int]) -> str:
-    """HTML of an answer; only markers whose every number is in ``valid_numbers`` become links."""
+def answer_html(text: str, valid_numbers: set[int] | frozenset[int], title_line: str = "") -> str:
+    """HTML of an answer; only markers whose every number is in ``valid_numbers`` become links.
+    A line that is exactly ``title_line`` (the "From the guides:" above the quotes) is shown bold,
+    so the quotes stand apart from the model's checked sentences above them."""
+    if title_line:
+        text = re.sub(rf"(?m)^{re.escape(title_line)}$", lambda m: f"**{m.group(0)}**", text, count=1)
     return _ANSWER_MD.render(text, {"valid": set(valid_numbers)})
 
 

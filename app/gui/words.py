@@ -5,15 +5,20 @@ Plain strings (no Qt), so they are easy to review, test and translate.
 
 from __future__ import annotations
 
-#: The answer states and the degraded states in words a student understands.
+#: The answer states and the degraded states in words a student understands. An extractive answer
+#: is the guides' own words, never an apology; an answered one adds the model's checked sentences.
 STATE_WORDS = {
-    "answered": "Answered from the guides. Click a number to open the cited section.",
-    "extractive": "The model's answer couldn't be checked against the guides, so here are the most relevant passages.",
+    "answered": "Answer checked against the cited passages, with the guides' own words below it. "
+                "Click a number to open the cited section.",
+    "extractive": "Quoted from the guides. Click a number to open the cited section.",
     "not-covered": "Not covered by the guides. The sources below are the closest sections; click one to open it.",
     "declined-off-topic": "Declined: that request isn't about this course.",
     "declined-injection": "Declined: Lantern only answers questions about the course guides.",
 }
-SEARCH_ONLY_WORDS = "Search only: no language model, so here are the most relevant passages."
+#: While the model works, after the guides' words are on screen.
+EVIDENCE_WORDS = ("Quoted from the guides. Writing a short answer; only sentences the guides confirm "
+                  "are added… (Esc stops; the quotes stay)")
+SEARCH_ONLY_WORDS = "Search only (no language model): quoted from the guides. Click a number to open the cited section."
 #: Short words for the status bar (the note above the answer explains them).
 DEGRADED_WORDS = {
     "keyword-only": "Keyword search only",
@@ -40,22 +45,35 @@ ANSWER_PLACEHOLDER = ("Ask a question about {title} below. The answer comes from
 
 
 def _seconds(seconds: float) -> str:
-    return "under 0.1 s" if seconds < 0.05 else f"{seconds:.1f} s"
+    """``0.03 s`` under a second (evidence is ready in milliseconds), ``4.1 s`` above."""
+    if seconds < 0.005:
+        return "under 0.01 s"
+    return f"{seconds:.2f} s" if seconds < 0.995 else f"{seconds:.1f} s"
 
 
-def finished_status(state: str, seconds: float, search_only: bool = False, stopped: bool = False) -> str:
+def evidence_status(seconds: float) -> str:
+    """The status bar's words while the model works: when the guides' passages were ready."""
+    return f"Passages in {_seconds(seconds)}."
+
+
+def finished_status(state: str, seconds: float, search_only: bool = False, stopped: bool = False,
+                    evidence: float | None = None) -> str:
     """The status bar's words for a finished question: what took the time, and only what was
-    timed ('' for a declined request, which is refused before any search)."""
+    timed ('' for a declined request, which is refused before any search). ``seconds`` is the
+    whole question; ``evidence`` (seconds, when known) is when the guides' passages were on screen,
+    named first so that a slow model never makes the passages look slow."""
     if state.startswith("declined"):
         return ""
+    passages = f"Passages in {_seconds(evidence)}; " if evidence is not None else ""
     if stopped:
-        return f"Stopped after {_seconds(seconds)}."
+        return f"{passages}stopped after {_seconds(seconds)}." if passages else f"Stopped after {_seconds(seconds)}."
     if state == "answered":
-        return f"Answered in {_seconds(seconds)}."
+        return f"{passages}checked answer in {_seconds(seconds)}." if passages else \
+            f"Checked answer in {_seconds(seconds)}."
     if state == "extractive":
-        if search_only:
-            return f"Found the passages in {_seconds(seconds)}."
-        return f"Replied in {_seconds(seconds)} with passages from the guides."
+        if search_only or evidence is None:
+            return f"Found the passages in {_seconds(evidence if evidence is not None else seconds)}."
+        return f"{passages}no checked answer to add ({_seconds(seconds)})."
     if state == "not-covered":
         return f"Searched the guides in {_seconds(seconds)}: not covered."
     return ""

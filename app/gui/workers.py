@@ -61,8 +61,9 @@ class AssistantWorker(QObject):
     """Owns the assistant; every slot runs in the worker thread.
 
     Signals: ``progress(str)`` a status note; ``warning(str)`` a one-sentence problem that
-    does not stop the app; ``ready(object)`` the loaded :class:`Assistant`; ``passages_ready(list)``
-    the numbered passages before generation; ``token(str)`` one streamed piece;
+    does not stop the app; ``ready(object)`` the loaded :class:`Assistant`; ``evidence_ready(object)``
+    the extractive :class:`Answer` as soon as retrieval is done (before the model runs);
+    ``sentence(str)`` one of the model's sentences that passed every check (never an unchecked token);
     ``finished(object)`` the final :class:`Answer`; ``failed(str)`` a one-sentence error
     (``LanternError``); ``crashed(str)`` a bug (the traceback is logged, the window shows a dialog).
     """
@@ -71,8 +72,8 @@ class AssistantWorker(QObject):
     warning = Signal(str)
     ready = Signal(object)
     load_failed = Signal(str)
-    passages_ready = Signal(list)
-    token = Signal(str)
+    evidence_ready = Signal(object)
+    sentence = Signal(str)
     finished = Signal(object)
     failed = Signal(str)
     crashed = Signal(str)
@@ -112,15 +113,16 @@ class AssistantWorker(QObject):
 
     @Slot(str, list)
     def ask(self, question: str, history: list) -> None:
-        """Answer one question, streaming; stops between tokens once ``stop_flag`` is set."""
+        """Answer one question: the evidence at once, then verified sentences; stops between tokens
+        once ``stop_flag`` is set."""
         if self.assistant is None:
             self.failed.emit("The models are not loaded, so questions cannot be answered; see the message above.")
             return
         try:
             answer = self.assistant.answer(
                 question, history,
-                on_passages=lambda passages: self.passages_ready.emit(list(passages)),
-                on_token=self.token.emit,
+                on_evidence=self.evidence_ready.emit,
+                on_sentence=self.sentence.emit,
                 should_stop=self.stop_flag.is_set)
         except LanternError as exc:
             self.failed.emit(str(exc))

@@ -1,0 +1,249 @@
+"""Answer blocks: the units an extractive answer quotes (DESIGN.md, "Answer blocks").
+
+A passage (a chunk's Markdown text) is cut into the units that carry a fact whole:
+- a **sentence** of a paragraph (any length, CJK sentences included);
+- a **lead-in with its block**: a sentence ending in a colon together with the list, code
+  block or table it introduces (never the lead-in cut at its colon);
+- a **list item** (with its nested lines);
+- a **code block**, together with the sentence right before it when there is one;
+- a **table row with its header row** (for a chunk that starts inside a long table, the header
+  is looked up in the guide's text before the chunk);
+- each unit knows the **heading** it sits under (the nearest heading inside the chunk, else the
+  last element of the chunk's heading path).
+Lines made only of links or images, navigation headings, HTML and rules are never units.
+
+Blocks come from markdown-it-py via :func:`app.ingest.markdown.parse_blocks`; sentences are cut
+with :func:`split_sentences`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..ingest.markdown import parse_blocks
+
+#: Most list items, code lines and table rows a lead-in unit carries (the rest becomes "…").
+MAX_BLOCK_ITEMS = 8
+MAX_CODE_LINES = 14
+#: A sentence longer than this (characters) is cut with "…" (a 200 KB line stays readable).
+MAX_UNIT_CHARS = 700
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"“(\[])|(?<=[。！？])")
+_LIST_MARKER = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_BARE_URL = re.compile(r"<?https?://\S+>?")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable unit of a passage.
+
+    ``kind`` is ``sentence``, ``lead-in`` (a sentence with the list/code/table it introduces),
+    ``item`` (a list item), ``code`` or ``row`` (a table row with its header). ``text`` is the
+    Markdown shown to the student; ``match_text`` is what question words are matched against
+    (for a row: header and row; for code: the sentence before it too). ``heading`` is the
+    nearest heading above the unit (plain text, may be empty). ``order`` is the unit's position
+    in the passage (0-based), ``start``/``end`` character offsets into the passage text.
+    """
+
+    kind: str
+    text: str
+    match_text: str
+    heading: str
+    order: int
+    start: int
+    end: int
+
+    @property
+    def has_code(self) -> bool:
+        """Whether the unit shows a code block or an inline command (a "how do I" answer)."""
+        return "```" in self.text or "~~~" in self.text or "`" in self.text
+
+    @property
+    def is_steps(self) -> bool:
+        """Whether the unit is (or introduces) a list of numbered steps."""
+        return bool(re.search(r"(?m)^\s*\d+[.)]\s", self.text))
+
+
+def _cut(text: str, limit: int = MAX_UNIT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def is_link_only(text: str) -> bool:
+    """Whether ``text`` is only links, images, bare URLs and punctuation (navigation, not a fact)."""
+    rest = _BARE_URL.sub(" ", _LINK.sub(" ", text))
+    return not re.search(r"\w{2,}", rest) and bool(_LINK.search(text) or _BARE_URL.search(text))
+
+
+def is_sentence(text: str) -> bool:
+    """Whether ``text`` is worth quoting on its own: two words or more, or CJK text of four
+    characters or more (a short rule such as "10% per day late." counts)."""
+    if len(_CJK.findall(text)) >= 4:
+        return True
+    return len(re.findall(r"\w+", text)) >= 2 and not is_link_only(text)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of one paragraph: cut after ``.``, ``!`` or ``?`` followed by a space and a
+    capital, digit, quote, bracket or backtick, and after ``。！？``; whitespace runs made one space."""
+    text = " ".join(text.split())
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _list_items(text: str) -> list[str]:
+    """The top-level items of a Markdown list (each with its nested lines)."""
+    lines = text.splitlines()
+    indents = [len(m.group(1)) for m in (_LIST_MARKER.match(line) for line in lines) if m]
+    top = min(indents) if indents else 0
+    items: list[list[str]] = []
+    for line in lines:
+        m = _LIST_MARKER.match(line)
+        if m and len(m.group(1)) == top:
+            items.append([line])
+        elif items:
+            items[-1].append(line)
+        elif line.strip():
+            items.append([line])
+    return ["\n".join(item).rstrip() for item in items]
+
+
+def _item_body(item: str) -> str:
+    """A list item's Markdown without its marker, its continuation lines dedented by the marker's width."""
+    m = _LIST_MARKER.match(item)
+    width = m.end() if m else 0
+    lines = item.splitlines()
+    first = lines[0][width:] if lines else ""
+    rest = [line[width:] if line[:width].strip() == "" else line.lstrip() for line in lines[1:]]
+    return "\n".join([first] + rest)
+
+
+def _strip_marker(item: str) -> str:
+    return _LIST_MARKER.sub("", item, count=1).strip()
+
+
+def _shorten_block(kind: str, text: str) -> str:
+    """A list, code block or table cut to MAX_BLOCK_ITEMS items / MAX_CODE_LINES lines."""
+    if kind == "list":
+        items = _list_items(text)
+        return "\n".join(items[:MAX_BLOCK_ITEMS]) + ("\n- …" if len(items) > MAX_BLOCK_ITEMS else "")
+    lines = text.splitlines()
+    if kind == "code":
+        if len(lines) <= MAX_CODE_LINES + 2:
+            return text
+        fence = lines[0].strip()[:3]
+        return "\n".join(lines[:MAX_CODE_LINES + 1] + ["…", fence])
+    if kind == "table":
+        keep = lines[:2 + MAX_BLOCK_ITEMS]
+        return "\n".join(keep)
+    return text
+
+
+def _table_lines(text: str) -> tuple[list[str], list[str]]:
+    """``(header lines, row lines)`` of a GFM table (header = header row + rule row)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= 2 and _TABLE_RULE.match(lines[1]):
+        return lines[:2], lines[2:]
+    return [], lines
+
+
+def _is_pipe_rows(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
+
+
+def header_before(guide_text: str, offset: int) -> list[str]:
+    """The header row and rule row of the table that ``offset`` (a character offset into the
+    guide) falls inside, found by walking back over the table's rows; ``[]`` when there is none."""
+    lines = guide_text[:offset].splitlines()
+    i = len(lines) - 1
+    while i >= 1 and lines[i].lstrip().startswith("|"):
+        if _TABLE_RULE.match(lines[i]):
+            return [lines[i - 1], lines[i]]
+        i -= 1
+    return []
+
+
+def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[], str] | None = None,
+                  offset: int = 0) -> list[Unit]:
+    """The quotable units of a passage, in reading order.
+
+    ``text`` is the passage's Markdown; ``heading_path`` its heading path (`` › ``-joined);
+    ``guide_text()`` (optional, called at most once, lazily) returns the whole guide, and
+    ``offset`` is the passage's start in it: used to find the header of a table the passage
+    starts inside.
+    """
+    heading = heading_path.split(" › ")[-1].strip() if heading_path else ""
+    blocks = parse_blocks(text)
+    units: list[Unit] = []
+
+    def add(kind: str, shown: str, match: str, start: int, end: int) -> None:
+        if shown.strip():
+            units.append(Unit(kind, shown.strip(), match, heading, len(units), start, end))
+
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        body = text[block.start:block.end]
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if block.kind == "heading":
+            heading = block.heading
+        elif block.kind == "paragraph" and _is_pipe_rows(body):
+            header: list[str] = []
+            if guide_text is not None:
+                header = header_before(guide_text(), offset + block.start)
+            for row in body.splitlines():
+                if row.strip() and not _TABLE_RULE.match(row):
+                    shown = "\n".join(header + [row]) if header else row
+                    add("row", shown, shown, block.start, block.end)
+        elif block.kind == "paragraph":
+            if is_link_only(body):
+                i += 1
+                continue
+            sentences = [s for s in split_sentences(body) if not is_link_only(s)]
+            lead_in = (sentences and sentences[-1].rstrip("*_ ").endswith(":") and nxt is not None
+                       and nxt.kind in ("list", "code", "table"))
+            plain = sentences[:-1] if lead_in else sentences
+            for sentence in plain:
+                if is_sentence(sentence):
+                    add("sentence", _cut(sentence), sentence, block.start, block.end)
+            if lead_in:
+                follow = text[nxt.start:nxt.end]
+                shown = f"{_cut(sentences[-1])}\n\n{_shorten_block(nxt.kind, follow)}"
+                add("lead-in", shown, f"{sentences[-1]}\n{follow}", block.start, nxt.end)
+                i += 2
+                continue
+        elif block.kind == "list":
+            for item in _list_items(body):
+                words = _strip_marker(item)
+                nested = _item_body(item)
+                if "\n\n" in nested or nested.count("\n") >= 3:
+                    # An item with paragraphs, code or notes inside: its own units, in order.
+                    for unit in passage_units(nested, "", guide_text=None):
+                        add(unit.kind, unit.text, unit.match_text, block.start, block.end)
+                elif is_sentence(words) and not is_link_only(words):
+                    add("item", _cut(item), item, block.start, block.end)
+        elif block.kind == "code":
+            shown = _shorten_block("code", body)
+            previous_block = blocks[i - 1] if i else None
+            if (units and units[-1].kind == "sentence" and previous_block is not None
+                    and previous_block.kind == "paragraph" and units[-1].start == previous_block.start):
+                previous = units.pop()  # the sentence right before the code introduces it
+                add("lead-in", f"{previous.text}\n\n{shown}", f"{previous.match_text}\n{body}",
+                    previous.start, block.end)
+            else:
+                add("code", shown, body, block.start, block.end)
+        elif block.kind == "table":
+            head, rows = _table_lines(body)
+            for row in rows:
+                add("row", "\n".join(head + [row]), "\n".join(head + [row]), block.start, block.end)
+        elif block.kind == "quote":
+            inner = re.sub(r"(?m)^\s*>\s?", "", body)
+            for sentence in split_sentences(inner):
+                if is_sentence(sentence) and not sentence.startswith("[!"):
+                    add("sentence", _cut(sentence), sentence, block.start, block.end)
+        i += 1
+    return units

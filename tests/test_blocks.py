@@ -1,0 +1,81 @@
+"""Answer blocks: the extractive answer quotes the unit that carries the fact (issue 11, section 2)."""
+
+from app.answer.blocks import header_before, is_link_only, passage_units
+from app.answer.extractive import extractive_answer, question_kind
+from app.records import Hit, Passage
+
+
+def _passage(text: str, n: int = 1, heading: str = "Course › Lesson", source: str = "g.md",
+             start: int = 0, score: float = 1.0) -> Passage:
+    return Passage(n, Hit(chunk_id=n, key=f"{source}#a:{n}", source=source, heading=heading, anchor="a",
+                          span=(start, start + len(text)), text=text, score=score))
+
+
+PRINCIPLES = """## Design principles
+
+The course emphasises the following principles:
+
+- Keep the wiring short.
+- Test every sensor on its own first.
+- Label every cable.
+"""
+
+
+def test_a_lead_in_is_quoted_with_the_list_it_introduces():
+    answer, _ = extractive_answer("Which principles does the course emphasise?", [_passage(PRINCIPLES)])
+    assert "emphasises the following principles:" in answer and "- Label every cable." in answer
+
+
+def test_the_heading_is_shown_when_it_names_what_the_quote_describes():
+    text = "## Shadow IT\n\nStaff install tools the IT department never approved, so nobody patches them.\n"
+    answer, _ = extractive_answer("What is that idea called when staff install unapproved tools?",
+                                  [_passage(text, heading="Risks › Shadow IT")])
+    assert "Shadow IT" in answer
+
+
+def test_how_questions_get_the_command_not_the_background():
+    text = ("Cloud resources cost money while they run, and the free tier has limits.\n\n"
+            "To remove everything, run this command:\n\n```sh\naz group delete --name lab\n```\n")
+    assert question_kind("How do I remove everything?") == "how"
+    answer, _ = extractive_answer("How do I remove everything from the cloud?", [_passage(text)], per_passage=1)
+    assert "az group delete --name lab" in answer
+
+
+def test_link_only_lines_are_never_quoted():
+    assert is_link_only("[Lesson 2](../2/README.md) · [Lesson 3](../3/README.md)")
+    text = "[Next lesson](next.md) [Quiz](https://example.org/quiz)\n\nThe late penalty is 10% per day late.\n"
+    answer, _ = extractive_answer("What is the late penalty per day?", [_passage(text)])
+    assert "10% per day late." in answer and "Next lesson" not in answer
+
+
+def test_short_and_cjk_sentences_are_quotable():
+    units = passage_units("10% per day late.\n\n提交作业的截止时间是周五。\n")
+    assert [u.text for u in units] == ["10% per day late.", "提交作业的截止时间是周五。"]
+
+
+def test_a_table_row_is_quoted_with_its_header_also_when_the_chunk_starts_inside_the_table():
+    guide = ("| Pin | Use |\n| --- | --- |\n" + "".join(f"| GPIO {i} | spare |\n" for i in range(30))
+             + "| GPIO 34 | LED_PIN input only |\n")
+    start = guide.index("| GPIO 20")
+    chunk = guide[start:]
+    assert header_before(guide, start) == ["| Pin | Use |", "| --- | --- |"]
+    answer, _ = extractive_answer("What is GPIO 34 used for?", [_passage(chunk, start=start)],
+                                  guide_text=lambda path: guide)
+    assert "| Pin | Use |" in answer and "| GPIO 34 | LED_PIN input only |" in answer
+    assert "GPIO 3 |" not in answer  # the row asked about, not the whole table
+    assert "LED_PIN" in answer  # code names keep their underscores
+
+
+def test_an_error_line_is_quoted_with_the_solution_that_follows_it():
+    text = ("### Compilation errors\n\n**Error:** `fatal error: Arduino.h: No such file or directory`\n\n"
+            "**Solution:** delete the `.pio` folder and run PlatformIO: Rebuild.\n")
+    answer, _ = extractive_answer("fatal error: Arduino.h: No such file or directory, how do I fix it?",
+                                  [_passage(text)], per_passage=1)
+    assert "PlatformIO: Rebuild" in answer
+
+
+def test_the_same_words_in_two_guides_are_quoted_once():
+    text = "The donut chart shows how a whole splits into parts.\n"
+    answer, cited = extractive_answer("Which chart shows how a whole splits into parts?",
+                                      [_passage(text, 1, source="py.md"), _passage(text, 2, source="r.md")])
+    assert answer.count("donut chart") == 1 and [p.n for p in cited] == [1]
