@@ -23,6 +23,7 @@ from app.bundle.reader import BundleReader  # noqa: E402
 from app.gui import NO_DISPLAY_MESSAGE, has_display, run_gui  # noqa: E402
 from app.gui.main_window import EVIDENCE_WORDS, STATE_WORDS, STOPPED_WORDS, MainWindow  # noqa: E402
 from app.gui.render import answer_html, guide_html, resolve_asset, resolve_link  # noqa: E402
+from app.gui.words import evidence_status, finished_status  # noqa: E402
 from app.retrieval.retriever import Retriever  # noqa: E402
 
 from .fakes import FakeChatModel, FakeEmbedder  # noqa: E402
@@ -118,9 +119,9 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     window.worker.evidence_ready.connect(lambda evidence: events.append(("evidence", evidence)))
     window.worker.sentence.connect(lambda text: events.append(("sentence", text)))
-    on_screen: list[tuple[str, str]] = []  # the view and the state line when the evidence was shown
+    on_screen: list[tuple[str, str, str]] = []  # the view, state line and status when the evidence was shown
     window.evidence_shown.connect(lambda _: on_screen.append((window.answer_view.toPlainText(),
-                                                              window.state_label.text())))
+                                                              window.state_label.text(), window.status_text())))
     assert window.model_label.text() == "model: fake-model.gguf"
     built = gui_bundle.meta["built_at"][:10]
     assert window.version_label.text() == f"corpus {gui_bundle.corpus_version[:12]} · built {built}"
@@ -144,9 +145,12 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
     assert evidence.citations and evidence.passages[0].hit.anchor == "blank-display"
     assert events[1][1] == REPLY
     assert answer.text == f"{REPLY}\n\n{evidence.text}"  # the checked sentence above the quotes
-    shown, state = on_screen[0]
+    shown, state, status = on_screen[0]
     assert shown.startswith("From the guides:") and "0x3C" in shown and REPLY not in shown
     assert state == EVIDENCE_WORDS
+    assert status == evidence_status(answer.timings_ms["evidence"] / 1000)  # "Passages in 0.03 s."
+    assert window.status_text() == finished_status("answered", answer.timings_ms["total"] / 1000,
+                                                   evidence=answer.timings_ms["evidence"] / 1000)
     assert window.answer_view.toPlainText().startswith(REPLY)
     assert "From the guides:" in window.answer_view.toPlainText()
     assert '<a href="cite:1">' in answer_html(answer.text, {1})

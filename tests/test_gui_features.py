@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from app.bundle.reader import MATCH_END, MATCH_START, guide_search_query  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gui.main_window import DEGRADED_NOTES, TAB_ASK, TAB_SEARCH  # noqa: E402
-from app.gui.render import answer_as_text, mark_prefixes, snippet_html  # noqa: E402
+from app.gui.render import answer_as_text, answer_html, mark_prefixes, snippet_html  # noqa: E402
 from app.gui.settings_dialog import SettingsDialog  # noqa: E402
 from app.gui.theme import highlight_colors  # noqa: E402
 
@@ -260,6 +260,10 @@ def test_answer_as_text_and_snippet_html_are_plain_and_escaped():
     html = snippet_html("a <b> \x02word\x03", "\x02", "\x03", "#fff3a3", "#000000")
     assert html == 'a &lt;b&gt; <b style="background-color:#fff3a3; color:#000000">word</b>'
     assert mark_prefixes("OLED display blank", "bla ol", "[", "]") == "[OLED] display [blank]"
+    # "From the guides:" stands out above the quotes; the same words inside a sentence do not.
+    html = answer_html("Checked [1].\n\nFrom the guides:\n\nQuoted, From the guides: x. [1]", {1}, "From the guides:")
+    assert html.count("<strong>From the guides:</strong>") == 1 and html.count("From the guides:") == 2
+    assert "<strong>" not in answer_html("From the guides:\n\nQuoted. [1]", {1})
 
 
 # --- status, keyboard, accessibility --------------------------------------------------------

@@ -99,7 +99,7 @@ def _assistant(bundle, embedder, reply):
 
 def test_evidence_comes_first_and_only_checked_sentences_follow(bundle, fake_embedder):
     events = []
-    reply = "The OLED address is 0x99 [1]. Try 0x3D when 0x3C leaves the display blank, then run the scanner sketch [1]."
+    reply = "The OLED address is 0x99 [1]. If the display stays blank with 0x3C, run the scanner sketch to find it [1]."
     answer = _assistant(bundle, fake_embedder, reply).answer(
         OLED_QUESTION, on_evidence=lambda a: events.append(("evidence", a)),
         on_sentence=lambda s: events.append(("sentence", s)))
@@ -107,7 +107,7 @@ def test_evidence_comes_first_and_only_checked_sentences_follow(bundle, fake_emb
     assert events[0][1].text.startswith("From the guides:") and events[0][1].citations
     shown = [s for kind, s in events if kind == "sentence"]
     assert all("0x99" not in s for s in shown) and "0x99" not in answer.text
-    assert shown == ["Try 0x3D when 0x3C leaves the display blank, then run the scanner sketch [1]."]
+    assert shown == ["If the display stays blank with 0x3C, run the scanner sketch to find it [1]."]
     assert answer.state == "answered" and answer.text.startswith(shown[0])
     assert answer.checks["facts"] >= 1 and answer.checks["shown"] == len(shown)
     t = answer.timings_ms
