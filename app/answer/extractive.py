@@ -25,6 +25,7 @@ from .citations import is_citation
 #: and the characters of a block (heading included) that are embedded.
 SIMILARITY_WEIGHT = 0.5
 SIMILARITY_CHARS = 400
+SIMILARITY_BLOCKS = 3
 #: A passage after the first is quoted when its fused score is at least this share of the best's
 #: (or it comes from the same guide).
 MIN_RELATIVE_SCORE = 0.8
@@ -35,7 +36,7 @@ NAME_BONUS = 0.2
 #: A question word found only in a block's heading counts this much of one found in its text.
 HEADING_WEIGHT = 0.5
 #: A second block of a passage is quoted when it scores at least this share of the passage's best.
-SECOND_BLOCK_SHARE = 0.7
+SECOND_BLOCK_SHARE = 0.5
 #: Most characters of quoted blocks per passage (a long code block or list counts once, whole).
 PASSAGE_QUOTE_CHARS = 600
 
@@ -107,16 +108,34 @@ def _heading_named(heading: str, words: list[tuple[str, ...]], kind: str) -> boo
     return bool(heading)
 
 
+def _merge_rows(texts: list[str], kinds: list[str]) -> list[str]:
+    """Consecutive table rows that share a header become one table (the header once); consecutive
+    list items become one list."""
+    out: list[str] = []
+    previous = ""
+    for text, kind in zip(texts, kinds):
+        lines = text.splitlines()
+        if kind == "row" and previous == "row" and len(lines) >= 3 and out[-1].splitlines()[:2] == lines[:2]:
+            out[-1] += "\n" + "\n".join(lines[2:])
+        elif kind == "item" and previous == "item":
+            out[-1] += "\n" + text
+        else:
+            out.append(text)
+        previous = kind
+    return out
+
+
 def _format_quote(units: list[Unit], n: int, heading: str) -> str:
-    """Markdown for one passage's quoted blocks followed by ``[n]``; a heading in italics first."""
-    multi_line = any("\n" in u.text for u in units)
+    """Markdown for one passage's quoted blocks followed by ``[n]``; a heading in italics first.
+    Sentences run on in one paragraph; lists, code and tables keep their lines."""
     prefix = f"*{heading}*" if heading else ""
-    if not multi_line:
+    if all(u.kind == "sentence" and "\n" not in u.text for u in units):
         body = " ".join(u.text for u in units) + f" [{n}]"
         return f"{prefix}: {body}" if prefix else body
-    parts = ([prefix] if prefix else []) + [u.text for u in units]
+    parts = ([prefix] if prefix else []) + _merge_rows([u.text for u in units], [u.kind for u in units])
     last = parts[-1].rstrip()
-    if last.endswith(("```", "~~~")) or last.splitlines()[-1].lstrip().startswith("|"):
+    if last.endswith(("```", "~~~")) or last.splitlines()[-1].lstrip().startswith(("|", "-", "*", "+")) \
+            or re.match(r"\s*\d+[.)]\s", last.splitlines()[-1]):
         parts.append(f"[{n}]")
     else:
         parts[-1] = f"{last} [{n}]"
@@ -163,10 +182,13 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
     if similarity is not None:
         # Meaning as well as words: a paraphrased question matches the block that answers it. Only
         # the quoted passages' blocks are embedded (the time to evidence grows with their number).
-        texts = [f"{u.heading}: {u.match_text}"[:SIMILARITY_CHARS] for _, s in quotable for _, u in s]
+        candidates = [{id(u) for _, u in sorted(s, key=lambda su: (-su[0], su[1].order))[:SIMILARITY_BLOCKS]}
+                      for _, s in quotable]
+        texts = [f"{u.heading}: {u.match_text}"[:SIMILARITY_CHARS]
+                 for (_, s), keep in zip(quotable, candidates) for _, u in s if id(u) in keep]
         sims = iter(similarity(texts))
-        quotable = [(p, [(score + SIMILARITY_WEIGHT * max(0.0, float(next(sims))), u) for score, u in s])
-                    for p, s in quotable]
+        quotable = [(p, [(score + SIMILARITY_WEIGHT * max(0.0, float(next(sims))) if id(u) in keep else score, u)
+                         for score, u in s]) for (p, s), keep in zip(quotable, candidates)]
     lines: list[str] = []
     cited: list[Passage] = []
     for passage, units in quotable:
