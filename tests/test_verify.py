@@ -144,3 +144,10 @@ def test_a_true_sentence_about_something_else_does_not_answer_the_question():
     assert check_sentence("Only one free hub is allowed per subscription [1].", passages, question=question).reason \
         == "off-question"
     assert check_sentence("Wire the SDA pin to GPIO 21 [1].", passages, question=question).ok
+
+
+def test_a_negation_the_passage_does_not_make_is_dropped():
+    passage = _passage(1, "This slow behaviour can be disabled by adding `ci=None` to the line chart.")
+    verdict = check_sentence("Adding `ci=None` to the line chart does not disable this slow behaviour [1].", [passage])
+    assert not verdict.ok and verdict.reason == "negation"
+    assert check_sentence("Adding `ci=None` to the line chart disables this slow behaviour [1].", [passage]).ok

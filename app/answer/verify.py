@@ -7,6 +7,7 @@ A sentence of the model's reply reaches the student only when it passes every ch
 3. **facts**: every number (with its unit), identifier (code-like token, pin such as ``GPIO 2``,
    CLI flag, function or file name) and capitalised name in it appears in a cited passage,
    compared after :func:`normalise` (``GPIO2`` = ``GPIO 2``, ``3.3 V`` = ``3.3V``, ``8,000`` = ``8000``);
+   a sentence with a negation ("not", "never", "can't") cites a passage that has one too;
 4. **substance**: it states something: three words or more, not only markers or code fences, not a
    question, a lead-in ending in a colon, a heading, table row or link, not filler ("The answer is:"), not a
    refusal ("the guides don't cover this") while evidence was found, about the question (sharing a
@@ -35,6 +36,9 @@ REPEAT_SHARE = 0.9
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 #: End of a sentence: terminal punctuation, optional citation markers, then whitespace; or a newline.
 _END = re.compile(r"[.!?。！？]+(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])*(?=\s)|\n")
+#: A negation: a sentence that has one must cite a passage that has one (the commonest inversion of
+#: a small model: "adding ci=None does not change the chart" from "can be disabled by adding ci=None").
+_NEGATION = re.compile(r"\b(not|no|never|none|nothing|cannot|without|neither|nor)\b|n't\b", re.I)
 _REFUSAL = re.compile(r"\b(don'?t|do not|doesn'?t|does not|cannot|can'?t)\s+(cover|mention|contain|answer|"
                       r"know|find|help)|\b(not covered|no information|not mentioned|as an ai)\b", re.I)
 #: Not a statement of fact: a question, a lead-in ending in a colon, a Markdown heading, table row or
@@ -132,7 +136,7 @@ def support(sentence: str, texts: list[str]) -> float:
 class Verdict:
     """The judgement on one sentence: ``ok``; ``text`` the sentence with only valid markers (and an
     attributed marker added when it had none); ``cited`` the passage numbers it cites; ``reason``
-    why it was dropped (``empty``, ``form``, ``refusal``, ``off-question``, ``citation``, ``support``, ``facts``, ``repeat``)."""
+    why it was dropped (``empty``, ``form``, ``refusal``, ``off-question``, ``citation``, ``support``, ``facts``, ``negation``, ``repeat``)."""
 
     ok: bool
     text: str
@@ -189,6 +193,8 @@ def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (
     missing = missing_facts(plain, "\n".join(texts))
     if missing:
         return Verdict(False, text, reason="facts", missing=tuple(missing))
+    if _NEGATION.search(plain) and not any(_NEGATION.search(t) for t in texts):
+        return Verdict(False, text, reason="negation")  # "does not change" from "can be disabled"
     words = set(query_words(plain))
     for block in quoted:
         for quoted_sentence in split_sentences(block):
