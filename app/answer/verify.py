@@ -38,7 +38,7 @@ _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 _END = re.compile(r"[.!?。！？]+(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])*(?=\s)|\n")
 #: A negation: a sentence that has one must cite a passage that has one (the commonest inversion of
 #: a small model: "adding ci=None does not change the chart" from "can be disabled by adding ci=None").
-_NEGATION = re.compile(r"\b(not|no|never|none|nothing|cannot|without|neither|nor)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(not|no|never|nothing|cannot|without|neither|nor)\b|n't\b", re.I)
 _REFUSAL = re.compile(r"\b(don'?t|do not|doesn'?t|does not|cannot|can'?t)\s+(cover|mention|contain|answer|"
                       r"know|find|help)|\b(not covered|no information|not mentioned|as an ai)\b", re.I)
 #: Not a statement of fact: a question, a lead-in ending in a colon, a Markdown heading, table row or
@@ -193,7 +193,7 @@ def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (
     missing = missing_facts(plain, "\n".join(texts))
     if missing:
         return Verdict(False, text, reason="facts", missing=tuple(missing))
-    if _NEGATION.search(plain) and not any(_NEGATION.search(t) for t in texts):
+    if _NEGATION.search(_CODE_SPAN.sub(" ", plain)) and not any(_NEGATION.search(_CODE_SPAN.sub(" ", t)) for t in texts):
         return Verdict(False, text, reason="negation")  # "does not change" from "can be disabled"
     words = set(query_words(plain))
     for block in quoted:
