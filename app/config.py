@@ -67,7 +67,7 @@ class Settings:
 
     ``bundle`` and ``chat_model`` are file paths ('' means the default; ``chat_model`` may also be
     an optional model's id from the manifest); ``threads`` is
-    the number of CPU threads for the LLM (0 means all cores); ``font_size`` is in points.
+    the number of CPU threads for the LLM (0 means all cores but one); ``font_size`` is in points.
     """
 
     bundle: str = ""

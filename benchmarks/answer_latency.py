@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from app.answer.answerer import Assistant
-from app.answer.llm import LlamaChatModel
+from app.answer.llm import LlamaChatModel, default_threads
 from app.bundle.reader import BundleReader
 from app.config import default_chat_model
 from app.embedding import FastEmbedder
@@ -88,7 +88,7 @@ def run(bundle: Path, questions: list[dict], model: str, threads: int, busy: boo
         if spinner:
             stop.set()
             spinner.join(5)
-    return {"model": llm.name, "threads": threads or os.cpu_count(), "busy": busy, "answered": answered,
+    return {"model": llm.name, "threads": threads or default_threads(), "busy": busy, "answered": answered,
             "n": len(questions), **{k: (statistics.median(v) if v else float("nan"), _pct(v, 95))
                                     for k, v in rows.items()}}
 
@@ -99,8 +99,8 @@ def main() -> int:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--questions", dest="count", type=int, default=8)
     parser.add_argument("--models", nargs="*", default=None, help="GGUF files or model ids (default: the default)")
-    parser.add_argument("--threads", nargs="*", type=int, default=[0, max(1, (os.cpu_count() or 2) - 1)],
-                        help="thread counts to compare (0 = all cores)")
+    parser.add_argument("--threads", nargs="*", type=int, default=[os.cpu_count() or 2, max(1, (os.cpu_count() or 2) - 1)],
+                        help="thread counts to compare (default: all cores, and all but one)")
     parser.add_argument("--busy", action="store_true", help="also run each row with one competing busy process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

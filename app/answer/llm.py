@@ -77,7 +77,7 @@ class LlamaChatModel:
         try:
             from llama_cpp import Llama
 
-            self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 2,
+            self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads or default_threads(),
                               n_batch=PREFILL_BATCH * 4, seed=SEED, verbose=False)
         except Exception as exc:  # llama_cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"The chat model {self.path.name} could not be loaded ({exc}); "
@@ -162,6 +162,15 @@ class LlamaChatModel:
             text = part["choices"][0].get("text")
             if text:
                 yield text
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp when the setting is 0: all cores but one (at least 1). Measured with
+    benchmarks/answer_latency.py on 2 cores (docs/answers.md): on a quiet machine the first token
+    comes as fast with 1 thread as with 2 (4.5 s against 4.9 s), and with another program busy
+    generation keeps 23 tokens/s instead of falling to 12, because llama.cpp's threads no longer
+    spin waiting for a core."""
+    return max(1, (os.cpu_count() or 2) - 1)
 
 
 def default_model_path() -> Path:

@@ -44,7 +44,7 @@ class SettingsDialog(QDialog):
         self.threads_spin.setSpecialValueText("All cores")
         self.threads_spin.setValue(settings.threads)
         self.threads_spin.setAccessibleName("CPU threads for the language model")
-        self.threads_spin.setToolTip(f"This computer has {os.cpu_count() or '?'} cores; 0 uses all of them.")
+        self.threads_spin.setToolTip(f"This computer has {os.cpu_count() or '?'} cores; 0 uses all but one.")
         form.addRow("CPU &threads:", self.threads_spin)
         self.font_spin = QSpinBox()
         self.font_spin.setRange(8, 32)
