@@ -79,3 +79,10 @@ def test_the_same_words_in_two_guides_are_quoted_once():
     answer, cited = extractive_answer("Which chart shows how a whole splits into parts?",
                                       [_passage(text, 1, source="py.md"), _passage(text, 2, source="r.md")])
     assert answer.count("donut chart") == 1 and [p.n for p in cited] == [1]
+
+
+def test_source_excerpts_keep_underscores_in_code_names():
+    from app.gui.render import excerpt
+
+    text = "Check that the number in `LED_PIN` matches **the pin** your _wire_ is on."
+    assert excerpt(text) == "Check that the number in LED_PIN matches the pin your wire is on."

@@ -164,7 +164,9 @@ def plain_lines(markdown_text: str) -> list[str]:
         stripped = re.sub(r"^([-*+>]|\d+[.)])\s+", "", stripped)
         stripped = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
         stripped = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
-        stripped = re.sub(r"(\*\*|__|\*|_|`)", "", stripped)
+        # Emphasis markers and backticks go; an underscore or star inside a word is part of a code
+        # name (LED_PIN, GPIO_NUM_2) and stays.
+        stripped = re.sub(r"`|(?<!\w)(\*\*|__|\*|_)|(\*\*|__|\*|_)(?!\w)", "", stripped)
         if stripped.startswith("|"):
             stripped = stripped.strip("|").split("|")[0].strip()
         stripped = " ".join(stripped.split())
