@@ -23,6 +23,7 @@ from ..errors import ModelError, QuestionError
 from ..records import Answer, Passage
 from ..retrieval.retriever import Retriever, previous_user_turn
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
+from .citations import is_citation
 from .extractive import extractive_answer
 from .guard import injection_kind, is_off_topic, strip_soft_injection
 from .llm import ChatModel
@@ -241,7 +242,10 @@ class Assistant:
 
 
 def _renumber(text: str, numbers: dict[int, int]) -> str:
-    """``text`` with each citation marker's prompt numbers replaced by the shown numbers."""
+    """``text`` with each citation marker's prompt numbers replaced by the shown numbers (brackets
+    in code, such as ``items[1]``, are left alone)."""
     def swap(match: re.Match) -> str:
+        if not is_citation(text, match):
+            return match.group(0)
         return "[" + ", ".join(str(numbers.get(int(x), int(x))) for x in re.split(r"\s*,\s*", match.group(1))) + "]"
     return re.sub(r"\[(\d+(?:\s*,\s*\d+)*)\]", swap, text)

@@ -19,7 +19,6 @@ from ..records import Passage
 from ..retrieval.retriever import HISTORY_WEIGHT
 from ..retrieval.tokenize import document_tokens, query_words
 from .blocks import Unit, passage_units
-from .citations import is_citation
 
 #: Weight of a block's cosine similarity to the question (``similarity``) added to its word score,
 #: and the characters of a block (heading included) that are embedded.
@@ -217,43 +216,3 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
         lines.append(quote)
         cited.append(passage)
     return "\n\n".join(lines), cited
-
-
-def support(answer: str, passages: list[Passage]) -> float:
-    """Share (0..1, higher is better) of the answer's distinct words found in the given passages."""
-    words = query_words(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", answer))
-    if not words:
-        return 0.0
-    tokens: set[str] = set()
-    for p in passages:
-        tokens.update(document_tokens(f"{p.hit.heading}\n{p.hit.text}"))
-    return sum(any(v in tokens for v in w) for w in words) / len(words)
-
-
-_ANSWER_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+(?:,\s*\d+)*\])*|\n|$)")
-_CITE = re.compile(r"\[(\d+(?:,\s*\d+)*)\]")
-
-
-def supported_sentences(text: str, passages: list[Passage], min_support: float) -> tuple[str, list[int]]:
-    """Keep the answer sentences the passages support; return ``(text, cited numbers in order)``.
-
-    A sentence citing ``[n]`` is checked against those passages; an uncited sentence against
-    all of them. A sentence with less than ``min_support`` of its words in its passages is
-    removed. ``passages[n - 1]`` must be passage ``n`` (numbers already checked).
-    """
-    kept: list[str] = []
-    cited: list[int] = []
-    for match in _ANSWER_SENTENCE.finditer(text):
-        sentence = match.group().strip()
-        if not sentence:
-            continue
-        numbers = [int(x) for m in _CITE.finditer(sentence) if is_citation(sentence, m)
-                   for x in m.group(1).split(",")]
-        against = [passages[n - 1] for n in numbers if 1 <= n <= len(passages)] or passages
-        if support(sentence, against) < min_support:
-            continue
-        kept.append(sentence)
-        for n in numbers:
-            if n not in cited:
-                cited.append(n)
-    return " ".join(kept), cited
