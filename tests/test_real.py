@@ -167,3 +167,14 @@ def test_hostile_guides_answers_declines_and_citations(tmp_path):
     validity = doc["citation_validity"]
     assert validity["resolved"] == validity["citations"] > 0 and validity["valid"] >= validity["citations"] - 1
     assert not any("ACCESS GRANTED" in text for text in texts)
+
+
+def test_an_unrelated_question_after_an_answered_one_is_not_covered(capsys, demo_bundle, tmp_path):
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"role": "user", "content": "My OLED display stays blank, what should I check?"},
+                                   {"role": "assistant", "content": "Check the I2C address [1]."}]), encoding="utf-8")
+    ask = ["ask", "--bundle", str(demo_bundle), "--search-only", "--json", "--history", str(history)]
+    cafeteria = _run_json(capsys, ask + ["Where is the cafeteria?"])
+    assert cafeteria["state"] == "not-covered" and cafeteria["citations"] == []
+    fade = _run_json(capsys, ask + ["How do I fade an LED?"])  # a new topic: the OLED lesson is not cited
+    assert fade["citations"] and all("04-oled" not in c["source"] for c in fade["citations"])

@@ -151,3 +151,18 @@ def test_a_negation_the_passage_does_not_make_is_dropped():
     verdict = check_sentence("Adding `ci=None` to the line chart does not disable this slow behaviour [1].", [passage])
     assert not verdict.ok and verdict.reason == "negation"
     assert check_sentence("Adding `ci=None` to the line chart disables this slow behaviour [1].", [passage]).ok
+
+
+def test_an_unrelated_question_after_an_answered_one_is_not_answered_from_the_previous_lesson(bundle, fake_embedder):
+    history = [{"role": "user", "content": OLED_QUESTION},
+               {"role": "assistant", "content": "Check the I2C address 0x3C [1]."}]
+    assistant = _assistant(bundle, fake_embedder, "The cafeteria is next to the OLED lab [1].")
+    # The fake embedder finds a weak match for any question; what matters is that the previous turn
+    # changes nothing for a question that does not refer back to it (the real-model case, "not
+    # covered", is in test_real.py).
+    alone = assistant.answer("Where is the cafeteria?")
+    answer = assistant.answer("Where is the cafeteria?", history)
+    assert answer.state == alone.state and [p.hit.key for p in answer.passages] == [p.hit.key for p in alone.passages]
+    # A question that refers back is still a follow-up, answered from the previous turn's lesson.
+    follow = assistant.answer("Which pins does it use?", history)
+    assert follow.state in ("answered", "extractive") and follow.citations[0].hit.source == "lessons/oled.md"

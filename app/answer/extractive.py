@@ -78,9 +78,10 @@ def block_score(unit: Unit, words: list[tuple[str, ...]], context: list[tuple[st
     heading_tokens = set(document_tokens(unit.heading))
     found = _coverage(words, tokens, heading_tokens) + context_weight * _coverage(context, tokens, heading_tokens)
     score = found / max(1e-9, len(words) + context_weight * len(context))
-    if score > 0 and kind == "how" and (unit.has_code or unit.is_steps):
+    own = _coverage(words, tokens, set()) > 0  # the bonus needs a question word in the block itself
+    if own and kind == "how" and (unit.has_code or unit.is_steps):
         score += HOW_BONUS
-    elif score > 0 and kind == "name" and _DEFINITION.search(unit.match_text):
+    elif own and kind == "name" and _DEFINITION.search(unit.match_text):
         score += NAME_BONUS
     return score
 
