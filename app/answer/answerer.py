@@ -21,6 +21,7 @@ from typing import Callable
 
 from ..errors import ModelError, QuestionError
 from ..records import Answer, Passage
+from ..usertext import clean_user_text
 from ..retrieval.retriever import Retriever, previous_user_turn
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import is_citation
@@ -138,7 +139,9 @@ class Assistant:
         ``first_verified`` and ``total``, all from the question's arrival (ms; a stage that did not
         run is absent). Raises :class:`QuestionError` for an empty or over-long question.
         """
-        question = (question or "").strip()
+        question = clean_user_text(question or "").strip()
+        history = [dict(m, content=clean_user_text(str(m.get("content", "")))) if isinstance(m, dict) else m
+                   for m in (history or [])]
         if not question:
             raise QuestionError("The question is empty; type a question about the course.")
         if len(question) > MAX_QUESTION_CHARS:

@@ -17,6 +17,7 @@ from pathlib import Path
 import apsw
 import numpy as np
 
+from ..usertext import clean_user_text
 from ..errors import BundleError
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
@@ -184,7 +185,7 @@ class BundleReader:
         Fast enough for a search box (an indexed query, a few ms on a course of hundreds of
         chunks); needs neither the embedding model nor the LLM.
         """
-        every, any_ = guide_search_query(text)
+        every, any_ = guide_search_query(clean_user_text(text))
         if not every:
             return []
         sql = ("SELECT c.id, s.path, c.heading, c.anchor, c.text, "

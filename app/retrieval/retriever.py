@@ -16,6 +16,7 @@ import numpy as np
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..records import Hit
+from ..usertext import clean_user_text
 from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .gate import has_strong_evidence, outside_embedding_languages, undefined_term, unknown_names
@@ -186,7 +187,9 @@ class Retriever:
         ``lexical``, ``exact``, ``embed``, ``semantic``, ``folders``, ``fusion``.
         """
         legs = self.legs if legs is None else _check_legs(legs)
-        question = question[:MAX_QUERY_CHARS]
+        question = clean_user_text(question[:MAX_QUERY_CHARS])
+        history = [dict(m, content=clean_user_text(str(m.get("content", "")))) for m in (history or [])
+                   if isinstance(m, dict)]
         timings: dict[str, float] = {}
         query = retrieval_query(question, history)
         previous = previous_user_turn(history, question)
@@ -289,11 +292,14 @@ class Retriever:
         if missing:
             for text, vec in zip(missing, self.embedder.embed(missing)):
                 self._query_cache[text] = np.asarray(vec, dtype=np.float32)
-            while len(self._query_cache) > QUERY_CACHE_SIZE:
-                self._query_cache.pop(next(iter(self._query_cache)))
-        vector = self._query_cache[question]
+        vectors = {t: self._query_cache[t] for t in texts}  # before eviction: it may drop the previous turn
+        for t in texts:  # most recently used last, so the turns of this conversation stay cached
+            self._query_cache[t] = self._query_cache.pop(t)
+        while len(self._query_cache) > QUERY_CACHE_SIZE:
+            self._query_cache.pop(next(iter(self._query_cache)))
+        vector = vectors[question]
         if previous:
-            vector = vector + HISTORY_WEIGHT * self._query_cache[previous]
+            vector = vector + HISTORY_WEIGHT * vectors[previous]
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
 
