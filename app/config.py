@@ -173,8 +173,9 @@ def model_entries(manifest: dict) -> list[dict]:
 
 
 def resolve_chat_model(choice: str | Path) -> Path:
-    """The chat GGUF named by ``choice``: the id of one of the manifest's ``optional_chat`` models
-    (``qwen2.5-coder-0.5b``) gives its file in :func:`models_dir`; anything else is a file path.
+    """The chat GGUF named by ``choice``: the id of the manifest's default chat model
+    (``qwen2.5-coder-0.5b``) or of one of its ``optional_chat`` models (``smollm2-135m``) gives its
+    file in :func:`models_dir`; anything else is a file path.
 
     Raises :class:`ModelError` when the id's file has not been fetched.
     """
@@ -182,7 +183,7 @@ def resolve_chat_model(choice: str | Path) -> Path:
 
     name = str(choice)
     try:
-        optional = {m["id"]: m for m in load_manifest().get("optional_chat", [])}
+        optional = {m["id"]: m for m in model_entries(load_manifest()) if m.get("id")}
     except ModelError:
         optional = {}
     if name not in optional:

@@ -25,7 +25,7 @@ from ..usertext import clean_user_text
 from ..retrieval.retriever import Retriever, previous_user_turn
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import is_citation
-from .extractive import extractive_answer
+from .extractive import choose_quotes
 from .guard import injection_kind, is_off_topic, strip_soft_injection
 from .llm import ChatModel
 from .prompt import build_messages, clean_history
@@ -178,8 +178,9 @@ class Assistant:
 
         evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]
         context = previous_user_turn(history, question)
-        quoted, cited = extractive_answer(question, evidence, context=context, guide_text=self._guide_text,
-                                          similarity=self._similarity(question))
+        quotes = choose_quotes(question, evidence, context=context, guide_text=self._guide_text,
+                               similarity=self._similarity(question))
+        quoted, cited = "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
         if not cited:
             return done("not-covered", NOT_COVERED_TEXT, evidence[:3], (), timings)
         timings["evidence"] = since()

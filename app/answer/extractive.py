@@ -13,6 +13,7 @@ when it names something the question asks about.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from ..records import Passage
@@ -142,19 +143,48 @@ def _format_quote(units: list[Unit], n: int, heading: str) -> str:
     return "\n\n".join(parts)
 
 
+@dataclass(frozen=True)
+class Quote:
+    """The blocks quoted from one passage: ``units`` in reading order, ``heading`` shown before them
+    ('' when none); :attr:`markdown` is how the extractive answer shows them, ending in ``[n]``."""
+
+    passage: Passage
+    units: tuple[Unit, ...]
+    heading: str
+
+    @property
+    def markdown(self) -> str:
+        return _format_quote(list(self.units), self.passage.n, self.heading)
+
+    @property
+    def text(self) -> str:
+        """The quoted words without the citation marker (heading first when shown)."""
+        body = "\n\n".join(u.text for u in self.units)
+        return f"{self.heading}\n\n{body}" if self.heading else body
+
+
 def extractive_answer(question: str, passages: list[Passage], max_passages: int = 3,
                       per_passage: int = 2, context: str = "",
                       guide_text: Callable[[str], str] | None = None,
                       similarity: Callable[[list[str]], list[float]] | None = None) -> tuple[str, list[Passage]]:
-    """``(answer Markdown, cited passages)``: the best answer blocks (at most ``per_passage``) of
-    each of the first ``max_passages`` quotable passages, in passage order, each passage's blocks
-    followed by its ``[n]``.
+    """``(answer Markdown, cited passages)`` of :func:`choose_quotes` (same arguments): each quote's
+    Markdown, in passage order; ``("", [])`` when no passage has a quotable block."""
+    quotes = choose_quotes(question, passages, max_passages, per_passage, context, guide_text, similarity)
+    return "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
+
+
+def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
+                  per_passage: int = 2, context: str = "",
+                  guide_text: Callable[[str], str] | None = None,
+                  similarity: Callable[[list[str]], list[float]] | None = None) -> list[Quote]:
+    """The best answer blocks (at most ``per_passage``) of each of the first ``max_passages``
+    quotable passages, in passage order, one :class:`Quote` per passage.
 
     ``context`` is the previous user turn of a follow-up: its words count HISTORY_WEIGHT (0.6) of
     the question's own, as in retrieval. ``guide_text(path)`` returns a guide's whole text (used to
-    give a table row that starts a chunk its header row). A passage with no block holding a
-    question word is not quoted unless nothing else is. Returns ``("", [])`` when no passage has a
-    quotable block. Measurements: docs/answers.md.
+    give a table row that starts a chunk its header row); ``similarity(texts)`` gives the cosine
+    of the question to each text (the blocks' meaning; None: words only). A passage with no block
+    holding a question word is not quoted unless nothing else is. Measurements: docs/answers.md.
     """
     words = query_words(question)
     context_words = query_words(context) if context else []
@@ -166,7 +196,7 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
         if units:
             scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind), u) for u in units]))
     if not scored:
-        return "", []
+        return []
     # Passages with blocks to quote; a further passage is quoted only when it is nearly as strong as
     # the best quotable one or from the same guide (measured on IoT: docs/answers.md).
     top = scored[0][0].hit
@@ -189,8 +219,7 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
         sims = iter(similarity(texts))
         quotable = [(p, [(score + SIMILARITY_WEIGHT * max(0.0, float(next(sims))) if id(u) in keep else score, u)
                          for score, u in s]) for (p, s), keep in zip(quotable, candidates)]
-    lines: list[str] = []
-    cited: list[Passage] = []
+    quotes: list[Quote] = []
     for passage, units in quotable:
         ranked = sorted(units, key=lambda su: (-su[0], su[1].order))
         best_score = ranked[0][0]
@@ -211,9 +240,8 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
         heading = chosen[0].heading
         shown_heading = heading if _heading_named(heading, words, kind) and \
             heading.lower() not in " ".join(u.text for u in chosen).lower() else ""
-        quote = _format_quote(chosen, passage.n, shown_heading)
-        if any(quote.rsplit("[", 1)[0] == earlier.rsplit("[", 1)[0] for earlier in lines):
+        quote = Quote(passage, tuple(chosen), shown_heading)
+        if any(quote.text == earlier.text for earlier in quotes):
             continue  # the same words in another guide (a Python and an R version of a lesson)
-        lines.append(quote)
-        cited.append(passage)
-    return "\n\n".join(lines), cited
+        quotes.append(quote)
+    return quotes

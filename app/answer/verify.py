@@ -42,8 +42,8 @@ _NEGATION = re.compile(r"\b(not|no|never|nothing|cannot|without|neither|nor)\b|n
 _REFUSAL = re.compile(r"\b(don'?t|do not|doesn'?t|does not|cannot|can'?t)\s+(cover|mention|contain|answer|"
                       r"know|find|help)|\b(not covered|no information|not mentioned|as an ai)\b", re.I)
 #: Not a statement of fact: a question, a lead-in ending in a colon, a Markdown heading, table row or
-#: link, or filler that announces an answer instead of giving it.
-_NOT_A_STATEMENT = re.compile(r"[?:]\s*$|^\s*(#|\||>)|\]\(|^\s*(the answer is|answer:|in summary|to summarize|"
+#: link, a heading path (" › "), or filler that announces an answer instead of giving it.
+_NOT_A_STATEMENT = re.compile(r"[?:]\s*$|^\s*(#|\||>)|\]\(| › |^\s*(the answer is|answer:|in summary|to summarize|"
                               r"refer (back )?to|see (the|this) (lesson|guide|section))", re.I)
 _UNIT = r"(?:%|°c|°f|[kmgt]?hz|[mk]?v|m?a|mah|[kmg]?b|[kmg]ib|ms|s|sec|seconds?|minutes?|hours?|days?|mm|cm|m|km|kg|g|w|kw|px|dpi|bps|kbps|mbps)"
 #: A pin or port name and its number: "GPIO 2", "A 0", "D 13" (written in capitals).
