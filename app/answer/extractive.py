@@ -6,8 +6,8 @@ first"): the guides' own words, not a fallback. Each passage is cut into answer 
 item, a code block, a table row with its header); blocks are scored by the share of the
 question's words they contain (best variant per word, as in the lexical leg), with a bonus for
 commands, code and numbered steps when the question asks how to do something, and for a
-definition when it asks what something is called. The section heading is shown with the quote
-when it names something the question asks about.
+definition when it asks what something is called, and (when an embedding model is loaded) the
+block's meaning. The section heading is shown with each quote.
 """
 
 from __future__ import annotations
@@ -99,14 +99,6 @@ def _echoes(unit: Unit, words: list[tuple[str, ...]]) -> bool:
         return False
     asked = {v for w in words for v in w}
     return sum(any(v in asked for v in w) for w in own) >= ECHO_SHARE * len(own)
-
-
-def _heading_named(heading: str, words: list[tuple[str, ...]], kind: str) -> bool:
-    """Whether to show ``heading`` with the quote. Always, when there is one: it says what the quote
-    is about, and it often names the thing asked about when the quote only describes it (IoT,
-    answers holding an expected phrase: 31/46 with the heading shown only when it shares a question
-    word, 33/46 always; docs/answers.md)."""
-    return bool(heading)
 
 
 def _merge_rows(texts: list[str], kinds: list[str]) -> list[str]:
@@ -237,9 +229,12 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
             if follower not in chosen:
                 chosen.append(follower)
         chosen.sort(key=lambda u: u.order)
+        # The heading is always shown (unless the quote already holds it): it says what the quote is
+        # about and often names what the question asks for when the quote only describes it (IoT,
+        # answers holding an expected phrase: 31/46 when shown only if it shares a question word,
+        # 33/46 always; docs/answers.md).
         heading = chosen[0].heading
-        shown_heading = heading if _heading_named(heading, words, kind) and \
-            heading.lower() not in " ".join(u.text for u in chosen).lower() else ""
+        shown_heading = heading if heading.lower() not in " ".join(u.text for u in chosen).lower() else ""
         quote = Quote(passage, tuple(chosen), shown_heading)
         if any(quote.text == earlier.text for earlier in quotes):
             continue  # the same words in another guide (a Python and an R version of a lesson)
