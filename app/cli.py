@@ -225,14 +225,7 @@ def _cmd_ask(args) -> int:
         raise LanternError("The question is empty; type a question about the course.")
     bundle = _open_bundle(args.bundle)
     retriever = _retriever(bundle, args.keyword_only)
-    llm = None
-    if not args.search_only:
-        from .answer.llm import LlamaChatModel
-
-        try:
-            llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
-        except ModelError as exc:
-            print(f"warning: {exc} Showing the best passages instead (search-only).", file=sys.stderr)
+    llm = None if args.search_only else _chat_model(args.model, "Showing the best passages instead")
     assistant = Assistant(retriever, llm)
     if args.json:
         print(json.dumps(assistant.answer(args.query, history).as_json(), ensure_ascii=False))
@@ -261,6 +254,18 @@ def _cmd_ask(args) -> int:
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
     return 0
+
+
+def _chat_model(model, instead: str):
+    """The chat model (``--model``, else the settings' or the manifest's default) on the settings'
+    threads; None, with a warning on stderr ending "``instead`` (search-only).", when it cannot load."""
+    from .answer.llm import LlamaChatModel
+
+    try:
+        return LlamaChatModel(model or default_chat_model(), threads=Settings.load().threads)
+    except ModelError as exc:
+        print(f"warning: {exc} {instead} (search-only).", file=sys.stderr)
+        return None
 
 
 def _print_sources(passages, title: str) -> None:
@@ -371,15 +376,9 @@ def _cmd_eval(args) -> int:
                        threshold=None if retriever.degraded else MIN_SIMILARITY)
     if args.answers:
         from .answer.answerer import Assistant
-        from .answer.llm import LlamaChatModel
         from .evaluation.answers import format_answers, run_answers
 
-        llm = None
-        if not args.search_only:
-            try:
-                llm = LlamaChatModel(args.model or default_chat_model(), threads=Settings.load().threads)
-            except ModelError as exc:
-                print(f"warning: {exc} Grading extractive answers (search-only).", file=sys.stderr)
+        llm = None if args.search_only else _chat_model(args.model, "Grading extractive answers")
         doc["answers"] = run_answers(Assistant(retriever, llm), questions)
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))

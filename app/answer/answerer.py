@@ -121,8 +121,8 @@ class Assistant:
             return None
 
         def similarity(texts: list[str]) -> list[float]:
-            vectors = embedder.embed([question] + texts)
-            return [float(v) for v in vectors[1:] @ vectors[0]]
+            asked = self.retriever.question_vector(question)  # embedded by the search already
+            return [float(v) for v in embedder.embed(texts) @ asked]
         return similarity
 
     def answer(self, question: str, history: list[dict] | None = None, *,

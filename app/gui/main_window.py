@@ -23,8 +23,7 @@ import logging
 import re
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl, Signal
-from PySide6.QtGui import (QAccessible, QAction, QCloseEvent, QColor, QFont, QKeySequence, QPalette, QShortcut,
-                           QTextCursor)
+from PySide6.QtGui import QAccessible, QAction, QCloseEvent, QColor, QFont, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)

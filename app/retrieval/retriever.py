@@ -284,6 +284,11 @@ class Retriever:
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
                          unknown_names=tuple(names), empty_guides=empty)
 
+    def question_vector(self, question: str) -> np.ndarray:
+        """``(dim,) float32`` unit embedding of ``question`` alone, as :meth:`search` embedded it
+        (reused from the cache when the question was just searched). Needs an embedder."""
+        return self._query_vector(clean_user_text(question[:MAX_QUERY_CHARS]), "")
+
     def _query_vector(self, question: str, previous: str) -> np.ndarray:
         """``(dim,) float32`` unit query vector: the question's embedding, plus HISTORY_WEIGHT times
         the previous user turn's for a follow-up. Recent texts' embeddings are reused."""
