@@ -9,7 +9,9 @@ similarity (higher is more similar, in [-1, 1]).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -17,6 +19,31 @@ import numpy as np
 
 from .config import load_manifest, models_dir
 from .errors import ModelError
+
+log = logging.getLogger(__name__)
+
+
+def disable_onnxruntime_telemetry() -> bool:
+    """Switch off onnxruntime's telemetry for this process; call it before onnxruntime is imported.
+
+    Recent official onnxruntime wheels (1.32 here; Linux, macOS and Windows, see the ``Privacy.md``
+    they ship) carry Microsoft's 1DS telemetry client: when a session is created it writes a device identifier to
+    ``~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid`` (and an event store next to it) and,
+    about nine seconds later, looks up ``mobile.events.data.microsoft.com`` to upload events.
+    ``ORT_DISABLE_TELEMETRY=1`` stops the uploader, the events and the identifier, but onnxruntime
+    reads it once, when its native library is imported (measured: set after the import, the
+    identifier is still written and the lookup still made), so it is set here unconditionally (a value of
+    ``0`` in the environment is overridden). Returns False when onnxruntime was imported before this
+    call, in which case the variable came too late; the caller then also turns off the events it
+    still can through :func:`onnxruntime.disable_telemetry_events`. Raises nothing.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    return "onnxruntime" not in sys.modules
+
+
+#: True when the switch above was set before onnxruntime was loaded (the usual case: only this
+#: module imports fastembed, which imports onnxruntime).
+_TELEMETRY_OFF_IN_TIME = disable_onnxruntime_telemetry()
 
 #: Texts per embedding batch. fastembed pads each batch to its longest text; with its
 #: default of 256 a build here took 16 GB at 4 chunks/s. Length-sorted batches of 8 measured
@@ -73,7 +100,15 @@ class FastEmbedder:
             raise ModelError(f"The embedding model {self.folder / 'model.onnx'} has sha256 {self.checksum[:12]}…, "
                              f"not the manifest's {expected['model.onnx'][:12]}…; run `make models` to restore it.")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        disable_onnxruntime_telemetry()  # in case something cleared it since this module was loaded
         try:
+            import onnxruntime
+
+            # Also covers builds whose telemetry ignores the variable (Windows TraceLogging).
+            onnxruntime.disable_telemetry_events()
+            if not _TELEMETRY_OFF_IN_TIME:
+                log.warning("onnxruntime was loaded before Lantern could switch its telemetry off; "
+                            "start Lantern through `lantern` or `python -m app` so that it is off.")
             from fastembed import TextEmbedding
 
             self._model = TextEmbedding(model_name=self.model_id, specific_model_path=str(self.folder),
