@@ -97,3 +97,52 @@ def test_build_summary_counts_in_words():
 
     assert (_count(1, "guide"), _count(2, "guide"), _count(1881, "chunk"), _count(0, "image")) == \
         ("1 guide", "2 guides", "1,881 chunks", "0 images")
+
+
+def _damaged(bundle_path, tmp_path, kind: str):
+    """A copy of the test bundle damaged the way a bad USB copy or a disk would do it."""
+    data = bytearray(bundle_path.read_bytes())
+    if kind == "zero-byte":
+        data = bytearray()
+    elif kind == "truncated":
+        data = data[:len(data) // 2]
+    elif kind == "not-sqlite":
+        data = bytearray(b"PK\x03\x04 a zip file, not a bundle" * 200)
+    elif kind == "bytes-flipped":  # 64 bytes inside the stored guides (a flip in free space would be harmless)
+        at = data.index(b"If the display stays blank")
+        data[at:at + 64] = bytes(b ^ 0xFF for b in data[at:at + 64])
+    elif kind == "one-byte-of-a-guide-changed":  # SQLite's own check does not notice this one
+        at = data.index(b"scanner sketch")
+        data[at] = ord("S")
+    out = tmp_path / f"{kind}.sqlite"
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("zero-byte", "is an empty file (0 bytes)"),
+    ("truncated", "not a readable course bundle"),
+    ("not-sqlite", "not a readable course bundle"),
+    ("bytes-flipped", "is damaged"),
+    ("one-byte-of-a-guide-changed", "is damaged (its contents differ from the digest"),
+])
+@pytest.mark.parametrize("command", ["search", "ask", "inspect"])
+def test_a_damaged_bundle_is_one_sentence_and_exit_1(capsys, bundle_path, tmp_path, kind, message, command):
+    damaged = _damaged(bundle_path, tmp_path, kind)
+    if command == "inspect":
+        argv = ["inspect", str(damaged)]
+    else:
+        argv = [command, "--bundle", str(damaged), "--keyword-only", "blank display"]
+        argv[1:1] = ["--search-only"] if command == "ask" else []
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert "Traceback" not in err and err.startswith("error: ")
+    assert len(err.splitlines()) == 1 and err.endswith(".")
+    if command == "inspect" and kind.startswith(("bytes", "one-byte")):
+        # inspect opens without the check, reports every problem on stdout, then the sentence
+        assert "integrity       FAILED" in captured.out
+        message = "failed its integrity check"
+    else:
+        assert captured.out == ""
+    assert message in err

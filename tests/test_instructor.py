@@ -376,7 +376,8 @@ def test_vectors_read_from_blocks_equal_the_vec0_rows_and_old_bundles_still_open
     from app.bundle.reader import BundleReader
 
     blocks = BundleReader(bundle_path).vector_matrix
-    old = BundleReader(_tampered(bundle_path, tmp_path, "DROP TABLE vector_blocks")).vector_matrix
+    old_bundle = _tampered(bundle_path, tmp_path, "DROP TABLE vector_blocks; DELETE FROM meta WHERE key = 'content_digest'")
+    old = BundleReader(old_bundle).vector_matrix  # a bundle from before vector_blocks and the digest
     assert blocks.shape == old.shape and blocks.shape[0] > 0 and np.array_equal(blocks, old)
     assert np.allclose(np.linalg.norm(blocks, axis=1), 1.0, atol=1e-5)
 
@@ -384,6 +385,9 @@ def test_vectors_read_from_blocks_equal_the_vec0_rows_and_old_bundles_still_open
 def test_a_vector_block_of_the_wrong_size_is_one_sentence_not_a_crash(bundle_path, tmp_path):
     from app.bundle.reader import BundleReader
 
-    reader = BundleReader(_tampered(bundle_path, tmp_path, "UPDATE vector_blocks SET data = substr(data, 1, 16)"))
+    tampered = _tampered(bundle_path, tmp_path, "UPDATE vector_blocks SET data = substr(data, 1, 16)")
+    with pytest.raises(BundleError, match="is damaged"):  # caught at open...
+        BundleReader(tampered)
+    reader = BundleReader(tampered, verify=False)  # ...and still one sentence when not checked there
     with pytest.raises(BundleError, match=r"vector block of 16 bytes where [\d,]+ were expected; rebuild it"):
         reader.vector_matrix

@@ -33,7 +33,7 @@ from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
 from ..retrieval.lexical import build_index, index_params
 from .plan import CoursePlan, Progress, corpus_version, plan_course
-from .schema import SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, create_tables
+from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
 
 __all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors"]
 
@@ -238,6 +238,8 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
             conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+        with conn:  # last: it covers every row written above (the reader checks it at open)
+            conn.execute("INSERT INTO meta VALUES (?, ?)", (CONTENT_DIGEST_KEY, content_digest(conn)))
         notify("index", 1, 1)
     finally:
         conn.close()

@@ -2,6 +2,8 @@
 
 Integrity checks, all read-only:
 - SQLite's ``PRAGMA quick_check``;
+- the content digest recorded at build time (``meta.content_digest``) equals the tables' digest
+  (bundles built before the digest was recorded skip this check);
 - the chunk ids in ``chunks``, ``chunks_fts`` and ``chunk_vectors`` are the same set
   (so every chunk is findable by both legs and no orphan rows remain);
 - the counts recorded in ``meta`` equal the table counts;
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..errors import BundleError
 from .reader import BundleReader
+from .schema import CONTENT_DIGEST_KEY, content_digest
 
 #: Chunks (and images) whose digests are checked by default; 0 checks all of them.
 DEFAULT_SAMPLE = 200
@@ -97,6 +100,9 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integ
     problems: list[str] = []
     try:
         return _check_integrity(bundle, sample, problems)
+    except UnicodeDecodeError:
+        problems.append("stored text is not valid UTF-8; the bundle is damaged")
+        return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
     except (apsw.Error, BundleError) as exc:
         problems.append(f"the bundle could not be read to the end ({exc.__class__.__name__}: "
                         f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); it is damaged")
@@ -109,6 +115,10 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> 
     if quick != ["ok"]:
         more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
         problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
+    recorded = bundle.meta.get(CONTENT_DIGEST_KEY)
+    if recorded and content_digest(bundle._conn) != recorded:
+        problems.append("the tables' content digest differs from the one recorded when the bundle was built "
+                        "(a byte of the file has changed since)")
     chunk_ids = [r[0] for r in q("SELECT id FROM chunks ORDER BY id")]
     ids = set(chunk_ids)
     for table in ("chunks_fts", "chunk_vectors"):
@@ -187,7 +197,7 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
     Raises :class:`BundleError` when the file is missing or not a Lantern bundle this
     app can read; integrity problems are reported in the result, not raised.
     """
-    bundle = BundleReader(path)
+    bundle = BundleReader(path, verify=False)  # report every problem, not the first
     try:
         q = bundle._query
         meta = bundle.meta

@@ -8,6 +8,7 @@ file and the fix.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from dataclasses import dataclass
@@ -21,7 +22,13 @@ from ..usertext import clean_user_text
 from ..errors import BundleError
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
-from .schema import SCHEMA_VERSION, connect, quote_fts
+from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, connect, content_digest, quote_fts
+
+log = logging.getLogger(__name__)
+
+#: Bundles larger than this (bytes) are not checked at open (the check reads the whole file,
+#: about 5 ms per MB here); ``lantern inspect`` checks them.
+VERIFY_MAX_BYTES = 256 << 20
 
 _REQUIRED_TABLES = {"meta", "sources", "headings", "chunks", "chunks_fts", "chunk_vectors", "assets", "lexical_index"}
 
@@ -93,15 +100,31 @@ class SourceInfo:
 
 
 class BundleReader:
-    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite)."""
+    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite).
 
-    def __init__(self, path: Path) -> None:
+    Opening checks, in this order, and raises :class:`BundleError` (one sentence naming the
+    file and the fix) at the first that fails: the file exists, is not empty and is SQLite; it
+    holds Lantern's tables; its schema and tokenizer versions are the ones this app reads; and,
+    with ``verify`` (the default), it is undamaged: SQLite's ``PRAGMA integrity_check`` (every
+    b-tree, index and the FTS5 index) passes and the content digest recorded at build time
+    (``meta.content_digest``, see ``schema.content_digest``) matches the tables. The check
+    reads the whole file: about 90 ms for the 17 MB IoT bundle on a 2-core PC (integrity_check
+    ~35 ms, digest ~60 ms). Of 60 random one-byte flips in that bundle it refused 50; the other
+    10 changed no row the app reads (free space in pages; quick_check alone refused 8). Files over
+    :data:`VERIFY_MAX_BYTES` skip it (``lantern inspect`` checks them). ``verify=False`` is for
+    ``lantern inspect``, which reports every problem it finds instead of the first.
+    """
+
+    def __init__(self, path: Path, *, verify: bool = True) -> None:
         self.path = Path(path)
         if not self.path.exists():
             raise BundleError(f"The course bundle {self.path} does not exist; build it with "
                               "`lantern build COURSE_FOLDER -o BUNDLE` or choose another bundle.")
         if not self.path.is_file():
             raise BundleError(f"{self.path} is not a file; choose a course bundle (.sqlite) file.")
+        if self.path.stat().st_size == 0:
+            raise BundleError(f"The course bundle {self.path} is an empty file (0 bytes), perhaps from an interrupted "
+                              "copy; copy it again or rebuild it with `lantern build`.")
         self._lock = threading.RLock()
         try:
             self._conn = connect(str(self.path), read_only=True)
@@ -115,7 +138,7 @@ class BundleReader:
                               "rebuild it with `lantern build`.")
         try:
             self.meta: dict[str, str] = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
-        except apsw.Error as exc:
+        except (apsw.Error, UnicodeDecodeError) as exc:
             raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
         schema = self.meta.get("schema_version", "?")
         if schema != str(SCHEMA_VERSION):
@@ -134,6 +157,35 @@ class BundleReader:
         if built_with != TOKENIZER_VERSION:
             raise BundleError(f"The course bundle {self.path} was indexed with tokenizer version {built_with}; this app "
                               f"searches with version {TOKENIZER_VERSION}. Rebuild the bundle with this version of Lantern.")
+        if verify:
+            self._verify()
+
+    def _verify(self) -> None:
+        """Raise :class:`BundleError` when the file is damaged (see the class docstring)."""
+        size = self.path.stat().st_size
+        if size > VERIFY_MAX_BYTES:
+            log.info("%s is %d MB; its integrity is not checked at open (run `lantern inspect` on it)",
+                     self.path, size >> 20)
+            return
+        fix = "copy it again or rebuild it with `lantern build`"
+        try:
+            with self._lock:
+                sqlite_check = [line for r in self._conn.execute("PRAGMA integrity_check(3)")
+                                for line in str(r[0]).splitlines()]
+                recorded = self.meta.get(CONTENT_DIGEST_KEY)
+                actual = content_digest(self._conn) if recorded and sqlite_check == ["ok"] else recorded
+        except apsw.Error as exc:
+            detail = (str(exc).splitlines() or [""])[0] or exc.__class__.__name__
+            raise BundleError(f"The course bundle {self.path} is damaged ({detail}); {fix}.") from exc
+        except UnicodeDecodeError as exc:  # a changed byte inside stored text
+            raise BundleError(f"The course bundle {self.path} is damaged (stored text is not valid UTF-8); "
+                              f"{fix}.") from exc
+        if sqlite_check != ["ok"]:
+            raise BundleError(f"The course bundle {self.path} is damaged (SQLite's integrity check reports: "
+                              f"{sqlite_check[0]}); {fix}.")
+        if actual != recorded:
+            raise BundleError(f"The course bundle {self.path} is damaged (its contents differ from the digest recorded "
+                              f"when it was built); {fix}.")
 
     # --- meta -------------------------------------------------------------------------
     @property
@@ -158,6 +210,9 @@ class BundleReader:
                 return self._conn.execute(sql, params).fetchall()
             except apsw.CorruptError as exc:
                 raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it.") from exc
+            except UnicodeDecodeError as exc:  # a changed byte inside stored text
+                raise BundleError(f"The course bundle {self.path} is corrupted (stored text is not valid UTF-8); "
+                                  "rebuild it.") from exc
 
     # --- lexical ----------------------------------------------------------------------
     @cached_property

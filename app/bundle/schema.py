@@ -16,9 +16,15 @@ Tables (DESIGN.md, "The corpus bundle"):
   row-major blocks of :data:`VECTOR_BLOCK_ROWS` chunks (row ``id - first_id``; zeros for ids
   without a vector), so the app reads every vector in a few large reads at start-up
   instead of one row at a time. Optional: bundles written before it have only ``chunk_vectors``.
+
+``meta.content_digest`` (:func:`content_digest`) is a sha256 over every table but the FTS5
+index, written last by the builder and checked by the reader at open. Bundles written
+before it lack the key and are checked with ``PRAGMA integrity_check`` only.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import apsw
 import sqlite_vec
@@ -79,3 +85,49 @@ def quote_fts(text: str) -> str:
     ``quote_fts``), so ``C++``, ``AND``, ``"`` and ``-v`` are searched as text.
     """
     return '"' + text.replace('"', '""') + '"'
+
+
+#: ``meta`` key of the bundle's content digest (:func:`content_digest`), written last by the builder.
+CONTENT_DIGEST_KEY = "content_digest"
+#: The tables the content digest covers, each read in the order of its key: everything the app
+#: reads, including the FTS5 copy of the chunk text that guide search shows as snippets. The FTS5
+#: inverted index is left out: SQLite's ``PRAGMA integrity_check`` verifies it (and every b-tree
+#: and index) at open.
+_DIGEST_TABLES = (("meta", "key", "*"), ("sources", "id", "*"), ("headings", "source_id, anchor", "*"),
+                  ("chunks", "id", "*"), ("chunks_fts_content", "id", "*"), ("assets", "path", "*"),
+                  ("lexical_index", "name", "*"), ("vector_blocks", "first_id", "*"),
+                  ("chunk_vectors", "rowid", "rowid, embedding"))
+
+
+def _encode_value(value) -> bytes:
+    """One SQLite value as bytes that cannot be confused with another value or type."""
+    if isinstance(value, bytes):
+        return b"b%d:" % len(value) + value
+    if value is None:
+        return b"n:"
+    if isinstance(value, int):
+        return b"i%d:" % value
+    if isinstance(value, float):
+        return b"f" + value.hex().encode("ascii") + b":"
+    data = str(value).encode("utf-8", "surrogatepass")
+    return b"s%d:" % len(data) + data
+
+
+def content_digest(conn: apsw.Connection) -> str:
+    """Hex sha256 over every row of the bundle's tables (``_DIGEST_TABLES``) except the
+    ``content_digest`` entry of ``meta``: the guides, headings, chunks, images, lexical index
+    and vectors, so a changed byte in any of them changes the digest. A table the bundle lacks
+    (``vector_blocks`` in older bundles) is skipped. About 60 ms for the 17 MB IoT bundle
+    (1,881 chunks) on a 2-core PC. Raises ``apsw.Error`` when a damaged file cannot be read.
+    """
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    digest = hashlib.sha256()
+    for table, order, columns in _DIGEST_TABLES:
+        if table not in present:
+            continue
+        digest.update(b"t" + table.encode("ascii") + b":")
+        for row in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {order}"):
+            if table == "meta" and row[0] == CONTENT_DIGEST_KEY:
+                continue
+            digest.update(b"".join(_encode_value(v) for v in row))
+    return digest.hexdigest()
