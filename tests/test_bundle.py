@@ -132,3 +132,74 @@ def test_large_bundles_search_sign_codes_then_rescore_exactly(bundle_path, monke
     assert len({i for i, _ in approx} & {i for i, _ in exact}) >= 8
     assert all(abs(d - (1 - float(matrix[i - 1] @ query))) < 1e-5 for i, d in approx)
     assert [d for _, d in approx] == sorted(d for _, d in approx)
+
+
+def _dead_pid() -> int:
+    """The id of a process that has just exited."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_stale_temporary_file_of_a_dead_build_is_removed_and_the_build_works(course, tmp_path):
+    out = tmp_path / "bundles" / "course.sqlite"
+    out.parent.mkdir()
+    stray = out.parent / f".course.sqlite.tmp-{_dead_pid()}"
+    stray.write_bytes(b"\0" * 4096)
+    (out.parent / f"{stray.name}-journal").write_bytes(b"\0")
+    running = out.parent / f".course.sqlite.tmp-{os.getppid()}"  # a live process: another build, maybe
+    running.write_bytes(b"\0")
+    other = out.parent / ".other.sqlite.tmp-1"  # another bundle's: not ours to judge
+    other.write_bytes(b"\0")
+    report = build_bundle(course, out, FakeEmbedder())
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted(["course.sqlite", running.name, other.name])
+    assert any(stray.name in n and "interrupted build" in n for n in report.notes)
+    BundleReader(out).close()
+    old = os.stat(running).st_mtime - 2 * 3600  # untouched for two hours: stale whoever has the id now
+    os.utime(running, (old, old))
+    build_bundle(course, out, FakeEmbedder())
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted(["course.sqlite", other.name])
+
+
+def test_a_build_killed_midway_leaves_the_previous_bundle_and_the_next_build_cleans_up(course, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import ROOT
+
+    out = tmp_path / "bundles" / "course.sqlite"
+    build_bundle(course, out, FakeEmbedder(), reuse=False)
+    before = out.read_bytes()
+    (course / "lessons" / "new.md").write_text("# New\n\nMore text.", encoding="utf-8")
+    started = tmp_path / "embedding-started"
+    script = (
+        "import time, pathlib\n"
+        "from app.bundle.builder import build_bundle\n"
+        "from tests.fakes import FakeEmbedder\n"
+        "class Slow(FakeEmbedder):\n"
+        "    def embed(self, texts):\n"
+        f"        pathlib.Path({str(started)!r}).touch()\n"
+        "        time.sleep(60)\n"
+        f"build_bundle(pathlib.Path({str(course)!r}), pathlib.Path({str(out)!r}), Slow(), reuse=False)\n")
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), "the build in the child process never reached the embedding stage"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait()
+    left = out.parent / f".course.sqlite.tmp-{child.pid}"
+    assert left.exists() and out.read_bytes() == before  # killed: nothing cleaned up, previous bundle intact
+    report = build_bundle(course, out, FakeEmbedder())
+    assert [p.name for p in out.parent.iterdir()] == ["course.sqlite"]
+    assert any(left.name in n for n in report.notes)
+    assert "lessons/new.md" in [s.path for s in BundleReader(out).sources()]

@@ -2,7 +2,8 @@
 
 The bundle is written to a temporary file beside the target and renamed into place
 only when complete, so a failed or interrupted build leaves the previous bundle as it
-was and never a half-written one. Every build writes every table afresh, so a deleted
+was and never a half-written one. A build killed outright cannot delete its temporary file; the
+next build of the same bundle removes it (``remove_stale_temporary_files``). Every build writes every table afresh, so a deleted
 guide leaves no rows anywhere (sources, headings, chunks, FTS5, vec0, assets).
 
 Incremental: embeddings are the expensive part (about 35 chunks/s on a 2-core PC), so
@@ -19,6 +20,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +37,7 @@ from ..retrieval.lexical import build_index, index_params
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
 
-__all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors"]
+__all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors", "remove_stale_temporary_files"]
 
 
 @dataclass
@@ -131,6 +133,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     except OSError as exc:
         raise LanternError(f"The output folder {output.parent} cannot be created ({exc.strerror}); "
                            "choose another place for the bundle.") from exc
+    notes.extend(remove_stale_temporary_files(output))
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
     try:
@@ -148,6 +151,56 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                        assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
                        reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes)
+
+
+#: A temporary bundle untouched for this long (seconds) is stale even if its process id is in use:
+#: a running build writes to it every few seconds, and the id may belong to an unrelated process now.
+STALE_AFTER_SECONDS = 3600
+
+
+def _process_alive(pid: int) -> bool:
+    """True when a process with this id exists (POSIX); on Windows always True, where a file a
+    live build holds open cannot be deleted anyway."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: existence check only
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temporary_files(output: Path) -> list[str]:
+    """Delete the temporary files (``.NAME.sqlite.tmp-PID`` and its ``-journal``) that earlier
+    builds of ``output`` left when they were killed: those whose process is gone, or untouched for
+    :data:`STALE_AFTER_SECONDS`. A file of a build still running is left alone. Returns one note
+    per file removed (name and size in MB); a file that cannot be removed is skipped with a note.
+    Never raises for a file it cannot remove or read.
+    """
+    notes = []
+    pattern = re.compile(re.escape(f".{output.name}.tmp-") + r"(\d+)(-journal)?")
+    try:
+        candidates = list(output.parent.iterdir()) if output.parent.is_dir() else []
+    except OSError:
+        return notes
+    for path in candidates:
+        match = pattern.fullmatch(path.name)
+        if not match or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            stat = path.stat()
+            stale = not _process_alive(int(match.group(1))) or time.time() - stat.st_mtime > STALE_AFTER_SECONDS
+            if not stale:
+                continue
+            path.unlink()
+        except OSError as exc:
+            notes.append(f"{path.name} (a temporary file of another build) could not be removed "
+                         f"({exc.strerror or exc}); delete it by hand if no build is running")
+            continue
+        notes.append(f"removed {path.name} ({stat.st_size / 1e6:.1f} MB), left by an interrupted build")
+    return notes
 
 
 def _write_vector_blocks(conn, count: int, dim: int) -> None:
