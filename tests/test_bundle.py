@@ -203,3 +203,20 @@ def test_a_build_killed_midway_leaves_the_previous_bundle_and_the_next_build_cle
     assert [p.name for p in out.parent.iterdir()] == ["course.sqlite"]
     assert any(left.name in n for n in report.notes)
     assert "lessons/new.md" in [s.path for s in BundleReader(out).sources()]
+
+
+@pytest.mark.skipif(os.name == "nt" or os.uname().sysname == "Darwin",
+                    reason="only POSIX file systems other than macOS's accept file names that are not UTF-8")
+def test_file_and_folder_names_that_are_not_utf8_are_skipped_and_reported(course, tmp_path):
+    root = os.fsencode(course)
+    with open(os.path.join(root, b"caf\xe9.md"), "wb") as handle:  # Latin-1 name, as a Windows copy leaves it
+        handle.write(b"# Caf\xc3\xa9\n\nOpening hours.\n")
+    os.mkdir(os.path.join(root, b"le\xe7ons"))
+    with open(os.path.join(root, b"le\xe7ons", b"one.md"), "wb") as handle:
+        handle.write(b"# One\n\nText.\n")
+    report = build_bundle(course, tmp_path / "x.sqlite", FakeEmbedder())
+    assert report.sources == 2  # the two valid guides of the course; the build went on
+    assert any(w.startswith("caf\ufffd.md: the file name is not valid UTF-8") for w in report.warnings)
+    assert any(w.startswith("le\ufffdons: the folder name is not valid UTF-8") for w in report.warnings)
+    assert not any("one.md" in w for w in report.warnings)  # one warning for the folder, not one per file
+    assert [s.path for s in BundleReader(tmp_path / "x.sqlite").sources()] == ["lessons/blink.md", "lessons/oled.md"]

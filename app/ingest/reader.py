@@ -11,7 +11,8 @@ text is what the bundle stores and what character spans refer to, while ``sha256
 skipped with a warning giving the reason; the build goes on. A file that is a link to
 something outside the course folder is skipped with a warning (a bundle goes to students; it
 must hold only what the folder holds), and so is a file with NUL bytes that is not UTF-16
-text (a binary file with a text extension). Images referenced by guides are collected
+text (a binary file with a text extension), and a file or folder whose name is not valid UTF-8
+(a bundle stores paths as text; on POSIX such names reach Python as lone surrogates). Images referenced by guides are collected
 separately as assets.
 """
 
@@ -79,6 +80,21 @@ def _matches(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(Path(rel).name, p) for p in patterns)
 
 
+def _undecodable_name(rel: str) -> str | None:
+    """``rel`` made printable (U+FFFD for the bytes that are not UTF-8) when it holds such bytes
+    (Python decodes them to lone surrogates on POSIX), else None."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return None
+
+
+def _name_warning(shown: str, what: str) -> str:
+    return (f"{shown}: the {what} name is not valid UTF-8 (saved on a system using another encoding); "
+            f"skipped; rename it and build again")
+
+
 def check_course_folder(root: Path) -> None:
     """Raise :class:`CourseFolderError` when ``root`` is missing, not a folder, or unreadable."""
     if not root.exists():
@@ -103,10 +119,22 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     candidates: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
             f"{e.filename}: could not be listed ({e.strerror}); skipped")):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        kept = []
+        for d in sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS):
+            shown = _undecodable_name((Path(dirpath) / d).relative_to(root).as_posix())
+            if shown is None:
+                kept.append(d)
+            else:  # every path below it would be unusable too: one warning for the folder
+                report.warnings.append(_name_warning(shown, "folder"))
+        dirnames[:] = kept
         for name in filenames:
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix()
+            shown = _undecodable_name(rel)
+            if shown is not None:
+                if not name.startswith(".") and (_kind_of(path) or path.suffix.lower() in IMAGE_TYPES):
+                    report.warnings.append(_name_warning(shown, "file"))
+                continue
             if name.startswith(".") or (name.upper().startswith("LICENSE") and not _matches(rel, include)):
                 continue
             if exclude and _matches(rel, exclude):
