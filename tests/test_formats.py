@@ -106,3 +106,42 @@ def test_images_the_guides_show_but_the_folder_lacks_are_reported(course, tmp_pa
     assert list(plan.assets) == ["images/wiring.svg"]
     [warning] = [w for w in plan.warnings if "image" in w]
     assert warning.startswith("1 image the guides show is not in the course folder (first: images/pinout.png)")
+
+
+def _encrypted_pdf(lines: list[str], user: str, owner: str) -> bytes:
+    """``tiny_pdf(lines)`` encrypted with AES-256 by pypdf (which needs `cryptography` for it)."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(tiny_pdf(lines))))
+    writer.encrypt(user_password=user, owner_password=owner, algorithm="AES-256")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_password_protected_pdf_is_named_as_such_and_an_owner_password_only_pdf_opens(course, tmp_path):
+    (course / "exam.pdf").write_bytes(_encrypted_pdf(["Exam answers", "Question one is B."], "secret", "teacher"))
+    (course / "handout.pdf").write_bytes(_encrypted_pdf(["Servo handout", "Calibrate with 500 us pulses."],
+                                                        "", "teacher"))  # printing restricted, no password to open
+    report = read_course(course)
+    assert [w for w in report.warnings if w.startswith("exam.pdf")] == [
+        "exam.pdf: the PDF is password-protected; save a copy without the password (or export it again) "
+        "and build again; skipped"]
+    handout = next(d for d in report.documents if d.path == "handout.pdf")
+    assert "Calibrate with 500 us pulses." in handout.text
+
+
+def test_an_aes_pdf_without_the_cryptography_package_is_one_sentence(course, monkeypatch):
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    def missing(self, password):
+        raise DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    (course / "handout.pdf").write_bytes(_encrypted_pdf(["Servo handout"], "", "teacher"))
+    monkeypatch.setattr(PdfReader, "decrypt", missing)
+    warnings = [w for w in read_course(course).warnings if w.startswith("handout.pdf")]
+    assert warnings == ["handout.pdf: the PDF is AES-encrypted and this installation lacks the `cryptography` "
+                        "package; reinstall Lantern; skipped"]

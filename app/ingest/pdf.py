@@ -19,7 +19,7 @@ _MD_START = re.compile(r"^(#|>|[-*+]\s|\d+[.)]\s|```|~~~|=+\s*$|-{3,}\s*$)")
 
 
 class UnreadablePdf(Exception):
-    """The PDF cannot be read (damaged, encrypted, or without a text layer); ``str()`` says why."""
+    """The PDF cannot be read (damaged, password-protected, or without a text layer); ``str()`` says why."""
 
 
 def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
@@ -29,9 +29,19 @@ def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
     try:
         from pypdf import PdfReader
 
+        from pypdf.errors import DependencyError
+
         reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise UnreadablePdf("the PDF is encrypted with a password")
+        # A PDF with only an owner password (printing or copying restricted) opens with the empty
+        # user password; AES needs the ``cryptography`` package, a dependency of Lantern.
+        try:
+            opened = not reader.is_encrypted or reader.decrypt("")
+        except DependencyError as exc:
+            raise UnreadablePdf("the PDF is AES-encrypted and this installation lacks the `cryptography` "
+                                "package; reinstall Lantern") from exc
+        if not opened:
+            raise UnreadablePdf("the PDF is password-protected; save a copy without the password "
+                                "(or export it again) and build again")
         meta_title = ""
         try:
             meta_title = " ".join(str((reader.metadata or {}).get("/Title") or "").split())
