@@ -61,12 +61,30 @@ def test_missing_and_empty_course_folders_are_clear_errors(tmp_path):
 
 
 def test_invalid_utf8_is_replaced_and_reported(course, tmp_path):
-    (course / "bad.md").write_bytes(b"# Bad\n\nCaf\xe9 readings \xff here.\n")
+    # UTF-8 with one damaged byte: not another encoding, so the good characters stay as they are
+    (course / "bad.md").write_bytes("# Café\n\nTempérature readings ".encode() + b"\xff here.\n")
     report = build_bundle(course, tmp_path / "x.sqlite", FakeEmbedder())
-    assert any("bad.md" in w and "UTF-8" in w for w in report.warnings)
+    assert any(w.startswith("bad.md: not valid UTF-8 (first bad byte at offset 31)") for w in report.warnings)
     assert any("empty.md" in n for n in report.notes)
     reader = BundleReader(tmp_path / "x.sqlite")
-    assert "\ufffd" in reader.source_text("bad.md")
+    assert reader.source_text("bad.md") == "# Café\n\nTempérature readings \ufffd here.\n"
+
+
+@pytest.mark.parametrize("text,encoding,label", [
+    ("# Lesson 2 – Sensors\n\nThe sensor’s range is –40 °C to 85 °C. Don’t use “GPIO 0”; it costs 5 €.\n",
+     "cp1252", "Windows-1252"),
+    ("# Température du capteur\n\nLe capteur mesure entre –40 °C et 85 °C. Coût : 5 €. Câblage : “GPIO 4”.\n",
+     "cp1252", "Windows-1252"),
+    ("# Łączenie czujnika\n\nPodłącz czujnik do złącza. Żółta dioda świeci się, gdy źródło zasilania działa.\n",
+     "cp1250", "Windows-1250"),
+    ("# Урок 3\n\nПодключите датчик к выводу GPIO 4 и проверьте температуру.\n", "cp1251", "Windows-1251"),
+])
+def test_a_guide_in_a_legacy_encoding_is_decoded_and_the_encoding_is_named(course, tmp_path, text, encoding, label):
+    (course / "legacy.md").write_bytes(text.encode(encoding))
+    report = build_bundle(course, tmp_path / "x.sqlite", FakeEmbedder())
+    assert [w for w in report.warnings if w.startswith("legacy.md")] == [
+        f"legacy.md: not UTF-8; read as {label} (detected); check it in the viewer, or save it as UTF-8"]
+    assert BundleReader(tmp_path / "x.sqlite").source_text("legacy.md") == text  # no replacement characters
 
 
 def test_corrupted_or_foreign_bundles_are_refused(tmp_path):

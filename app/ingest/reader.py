@@ -3,8 +3,11 @@
 Which files are read (DESIGN.md, "Sources read"): Markdown, plain text, HTML, PDF and
 code samples with the extensions below; hidden files and folders, ``LICENSE*`` files and
 build output folders are skipped; ``include``/``exclude`` globs (matched against the
-POSIX path relative to the course root) change that. Invalid UTF-8 is decoded with
-U+FFFD replacement characters and reported as a warning; empty files are skipped with
+POSIX path relative to the course root) change that. A file that is not UTF-8 is decoded
+in the legacy encoding charset-normalizer detects (``encoding.py``; Windows-1252 and its
+neighbours, Shift_JIS...) and the encoding is named in a warning; a UTF-8 file with a few
+damaged bytes, or one no encoding fits, is decoded with U+FFFD replacement characters and
+reported as a warning; empty files are skipped with
 a note. HTML and PDF files are converted to Markdown text (``html.py``, ``pdf.py``): that
 text is what the bundle stores and what character spans refer to, while ``sha256`` and
 ``size_bytes`` describe the file's bytes. A file that cannot be read or converted is
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from ..errors import CourseFolderError
 from ..records import SourceDoc
+from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
 from .html import html_to_markdown
 from .pdf import UnreadablePdf, pdf_to_markdown
 
@@ -183,9 +187,15 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                text = data.decode("utf-8", errors="replace")
-                report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                                       "decoded with replacement characters")
+                legacy = None if mostly_utf8(data) else detect_legacy_encoding(data)
+                if legacy:
+                    text = legacy[0]
+                    report.warnings.append(f"{rel}: not UTF-8; read as {encoding_label(legacy[1])} (detected); "
+                                           "check it in the viewer, or save it as UTF-8")
+                else:
+                    text = data.decode("utf-8", errors="replace")
+                    report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
+                                           "decoded with replacement characters")
             if text.startswith("\ufeff"):
                 text = text[1:]
             if kind == "html":
