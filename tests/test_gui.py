@@ -334,3 +334,30 @@ def test_no_display_prints_a_sentence(monkeypatch, capsys):
     assert run_gui(None, None) == 1
     err = capsys.readouterr().err
     assert err.strip() == NO_DISPLAY_MESSAGE and "lantern ask --bundle" in err
+
+
+@pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="Qt's xcb plugin exists on Linux only")
+def test_a_missing_xcb_library_is_named_before_qt_aborts(monkeypatch, capsys):
+    import ctypes
+
+    from app.gui import missing_window_library
+
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", ":99")
+    assert missing_window_library() is None  # this machine has every library the plugin needs
+    opened = []
+
+    def dlopen_fails(path, mode=0):
+        opened.append(path)
+        raise OSError("libxcb-icccm.so.4: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(ctypes, "CDLL", dlopen_fails)
+    assert run_gui(None, None) == 1
+    err = capsys.readouterr().err.strip()
+    assert opened and opened[0].endswith("platforms/libqxcb.so")
+    assert err == ("Lantern's window needs the system library libxcb-icccm.so.4, which is not installed; install it "
+                   "(on Debian or Ubuntu: sudo apt install libxcb-icccm4) or ask from the terminal instead: "
+                   'lantern ask --bundle BUNDLE "your question"')
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")  # another platform plugin: not checked
+    assert missing_window_library() is None
