@@ -39,7 +39,8 @@ def format_sources(passages: list[Passage], titles: dict[str, str]) -> str:
         heading = p.hit.heading
         if title and not heading.startswith(title):
             heading = f"{title} › {heading}" if heading else title
-        text = p.hit.text.replace("</source>", "</ source>")
+        # a guide can neither end its block nor open a block that looks like another source
+        text = p.hit.text.replace("</source>", "</ source>").replace("<source", "< source")
         blocks.append(f'<source n="{p.n}" guide="{p.hit.source}" section="{heading}">\n{text}\n</source>')
     return "\n".join(blocks)
 
