@@ -238,3 +238,21 @@ def test_file_and_folder_names_that_are_not_utf8_are_skipped_and_reported(course
     assert any(w.startswith("le\ufffdons: the folder name is not valid UTF-8") for w in report.warnings)
     assert not any("one.md" in w for w in report.warnings)  # one warning for the folder, not one per file
     assert [s.path for s in BundleReader(tmp_path / "x.sqlite").sources()] == ["lessons/blink.md", "lessons/oled.md"]
+
+
+def test_a_damaged_previous_bundle_lends_no_vectors(course, tmp_path):
+    from app.bundle.builder import previous_vectors
+    from app.bundle.schema import connect
+
+    out = tmp_path / "course.sqlite"
+    build_bundle(course, out, FakeEmbedder())
+    vectors, note = previous_vectors(out, FakeEmbedder())
+    assert vectors and note == ""
+    conn = connect(str(out), read_only=False)
+    conn.execute("UPDATE chunk_vectors SET embedding = ? WHERE rowid = 1", (bytes(4 * FakeEmbedder.dim),))
+    conn.close()
+    vectors, note = previous_vectors(out, FakeEmbedder())
+    assert vectors == {} and note == "course.sqlite is damaged (its content digest differs); embedding every chunk"
+    report = build_bundle(course, out, FakeEmbedder())  # the rebuild repairs it
+    assert report.reused == 0 and note in report.notes
+    BundleReader(out).close()

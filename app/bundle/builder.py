@@ -72,8 +72,9 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
     """Embeddings of an earlier bundle keyed by the sha256 of the chunk's indexed text.
 
     Returns ``(vectors, note)``: ``vectors`` maps sha256 hex -> ``dim`` float32 values as
-    bytes; it is empty, with ``note`` saying why, when the file is missing, unreadable or
-    was built with another embedding model (id, dimension or checksum differ). Never raises
+    bytes; it is empty, with ``note`` saying why, when the file is missing, unreadable, damaged
+    (its content digest differs) or was built with another embedding model (id, dimension or
+    checksum differ). Never raises
     for a bad previous bundle: the build then embeds everything.
     """
     path = Path(path)
@@ -90,9 +91,14 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
         if theirs != ours:
             return {}, (f"{path.name} was built with {theirs[0]} ({theirs[1]} dims, checksum {str(theirs[2])[:12]}); "
                         f"this build uses {ours[0]} ({ours[1]} dims, checksum {ours[2][:12]}): embedding every chunk")
+        recorded = meta.get(CONTENT_DIGEST_KEY)
+        if recorded and content_digest(conn) != recorded:  # a damaged vector must not be copied forward
+            return {}, f"{path.name} is damaged (its content digest differs); embedding every chunk"
         rows = conn.execute("SELECT c.sha256, v.embedding FROM chunks c JOIN chunk_vectors v ON v.rowid = c.id")
         size = 4 * embedder.dim
         return {sha: bytes(blob) for sha, blob in rows if blob is not None and len(blob) == size}, ""
+    except UnicodeDecodeError:
+        return {}, f"{path.name} is damaged (stored text is not valid UTF-8); embedding every chunk"
     except apsw.Error as exc:
         return {}, f"{path.name} is not a readable Lantern bundle ({exc.__class__.__name__}); embedding every chunk"
     finally:
