@@ -56,6 +56,8 @@ def test_outbound_attempts_reads_the_trace_of_a_lookup():
 
 
 def _strace() -> str:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("strace exists on Linux only")
     strace = shutil.which("strace")
     usable = strace and subprocess.run([strace, "-f", "-o", os.devnull, "true"], capture_output=True).returncode == 0
     if not usable:
