@@ -90,6 +90,30 @@ def test_a_definition_question_about_a_term_the_course_never_uses_names_it():
         assert undefined_term(other, vocabulary, phrases) == "", other
 
 
+def test_times_quantities_versions_ordinals_codes_and_calendar_words_are_not_unknown_names():
+    # A one-guide course saying the lab "closes at 20:00 on weekdays": none of these is a name.
+    vocabulary = {"lab", "open", "close", "until", "time", "weekday", "board", "run", "python"}.__contains__
+    nothing = lambda phrase: False  # noqa: E731
+    for question in ("Is the lab open until 8pm?", "Does it close at 8:30am?", "Is the lab open on Saturdays?",
+                     "Can the board run at 3.3V with 10MB and 2.4GHz?", "Does it need Python v3.11 or v2?",
+                     "What about the 21st of May?", "Is the display at 0x3C?", "Do I need a 5kg motor or 100ms delay?"):
+        assert unknown_names(question, vocabulary, nothing) == [], question
+    # Part numbers and product names stay names.
+    assert unknown_names("Does the lab have an A4988 or an ESP32?", vocabulary, nothing) == ["A4988", "ESP32"]
+    assert unknown_names("Can I use Modbus on Mondays?", vocabulary, nothing) == ["Modbus"]
+
+
+def test_a_question_for_a_value_is_not_a_definition_question():
+    vocabulary = {"lab", "close", "time", "default", "port", "digit", "twin"}.__contains__
+    nothing = lambda phrase: False  # noqa: E731
+    assert undefined_term("What is the lab's closing time?", vocabulary, nothing) == ""
+    assert undefined_term("What is the closing time?", vocabulary, nothing) == ""
+    assert undefined_term("What's the default port?", vocabulary, nothing) == ""
+    # A term of art the course never uses is still named, with or without "the".
+    assert undefined_term("What is a digital twin?", vocabulary, nothing) == "digital twin"
+    assert undefined_term("What is the blockchain?", vocabulary, nothing) == "blockchain"
+
+
 def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():
     # "aw" is a stem the course has (from "awe"); "AWS" stems to it but is not in the course.
     vocabulary = {"aw", "regist", "devic", "iot", "core", "azur", "hub", "thing", "network", "lcd", "node"}
