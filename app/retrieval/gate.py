@@ -172,6 +172,38 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
     return term
 
 
+#: Written abbreviations that look like dotted names ("e.g.") but are ordinary words.
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "u.k", "ph.d"})
+#: The shapes of a key term: a command-line flag, a call, snake_case, camelCase, a dotted name
+#: (``client.loop``, ``Arduino.h``), ``key=value``.
+_KEY_TERM = re.compile(r"^--?[A-Za-z][\w-]*$|\w\(|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z]{2}\.[A-Za-z]|\w=\w")
+
+
+def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
+                      identifiers: Callable[[str], list[str]]) -> list[str]:
+    """Code-shaped key terms of ``question`` (see _KEY_TERM: ``--frobnicate``, ``read_csv()``,
+    ``df.pivot_table``, ``ci=None``) that no chunk contains as a phrase, in order.
+
+    ``identifiers(question)`` lists the question's identifier-shaped tokens and quoted spans
+    (:func:`app.retrieval.identifiers.extract_identifiers`); ``phrase_found(text)`` tells whether
+    ``text`` occurs as an FTS5 phrase in some chunk. A quoted span with a space (a pasted error
+    message, whose wording varies), numbers, measures (:func:`is_measure`), abbreviations such as
+    "e.g." and capitalised names (judged by :func:`unknown_names`) are not key terms here. A key
+    term missing from every guide means the question is about something the course does not
+    cover, however close its other words are (issue 14, "adjacent topics").
+    """
+    missing: list[str] = []
+    for identifier in identifiers(question):
+        term = identifier.strip().strip("`'\"“”.,:;!?")
+        if not term or " " in term or len(term) > 80 or term.lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if is_measure(term) or not re.search(r"[A-Za-z]{2}", term) or not _KEY_TERM.search(term):
+            continue
+        if term not in missing and not phrase_found(term):
+            missing.append(term)
+    return missing
+
+
 def outside_embedding_languages(question: str) -> bool:
     """True when at least half of the question's letters are Chinese, Japanese or Korean.
 
