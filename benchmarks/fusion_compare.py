@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
                 retriever = r.Retriever(bundle, embedder, fusion=fusion)
                 doc = build_report(run_questions(retriever, questions, modes=("hybrid",)), bundle=bundle_path,
                                    questions=questions_path, corpus_version=bundle.corpus_version,
-                                   fusion=fusion, degraded=(), threshold=retriever.min_similarity)
+                                   fusion=fusion, degraded=(), threshold=r.MIN_SIMILARITY)
             finally:
                 for key, value in saved.items():
                     setattr(r, key, value)

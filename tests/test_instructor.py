@@ -17,7 +17,6 @@ from app.bundle.inspect import inspect_bundle
 from app.bundle.reader import BundleReader
 from app.cli import main
 from app.errors import BundleError, LanternError
-from app.bundle.calibration import OFF_TOPIC_PROBES
 from app.ingest.chunker import ChunkerSettings
 from app.selftest import run_self_test
 
@@ -27,19 +26,14 @@ FAKE_IDENTITY = (FakeEmbedder.model_id, FakeEmbedder.dim, FakeEmbedder.checksum)
 
 
 class CountingEmbedder(FakeEmbedder):
-    """Records every chunk text it embeds (the gate's calibration batch, which starts with the
-    off-topic probes, is counted apart in ``calibrations``)."""
+    """Records every text it embeds."""
 
     def __init__(self) -> None:
         super().__init__()
         self.texts: list[str] = []
-        self.calibrations = 0
 
     def embed(self, texts):
-        if list(texts[:len(OFF_TOPIC_PROBES)]) == list(OFF_TOPIC_PROBES):
-            self.calibrations += 1
-        else:
-            self.texts.extend(texts)
+        self.texts.extend(texts)
         return super().embed(texts)
 
 
@@ -215,10 +209,8 @@ def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     assert main(["inspect", str(bundle_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"path", "size_bytes", "title", "corpus_version", "schema_version", "built_at", "embedding",
-                        "chunker", "libraries", "counts", "integrity", "gate"}
+                        "chunker", "libraries", "counts", "integrity"}
     assert doc["title"] == "Test course" and doc["schema_version"] == 1
-    gate = doc["gate"]  # calibrated at build time (app/bundle/calibration.py)
-    assert 0.15 <= gate["min_similarity"] <= 0.30 and gate["probes"] == 40 and gate["headings"] >= 1
     assert doc["embedding"] == {"model_id": "fake/bag-of-words", "dim": 64, "checksum": "fake-checksum"}
     counts = doc["counts"]
     assert counts["sources"] == 2 and counts["assets"] == 1
@@ -226,8 +218,7 @@ def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     assert doc["integrity"] == {"ok": True, "problems": [], "sampled_chunks": counts["chunks"], "sampled_assets": 1}
     assert doc["size_bytes"] == bundle_path.stat().st_size
     assert main(["inspect", str(bundle_path)]) == 0
-    text = capsys.readouterr().out
-    assert "integrity       ok" in text and f"cosine >= {gate['min_similarity']:.3f} (calibrated" in text
+    assert "integrity       ok" in capsys.readouterr().out
 
 
 def _tampered(bundle_path: Path, tmp_path: Path, sql: str) -> Path:

@@ -31,9 +31,7 @@ from ..embedding import BATCH_SIZE, Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
-from ..records import HEADING_SEPARATOR
 from ..retrieval.lexical import build_index, index_params
-from .calibration import calibrate
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, create_tables
 
@@ -194,11 +192,6 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
                 conn.execute("INSERT INTO assets VALUES (?,?,?,?)",
                              (rel, IMAGE_TYPES[Path(rel).suffix.lower()], hashlib.sha256(data).hexdigest(), data))
 
-        # Every chunk's vector, for the gate's calibration (app/bundle/calibration.py).
-        matrix = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-        for i, c in enumerate(chunks):
-            if c.sha256 in reusable:
-                matrix[i] = np.frombuffer(reusable[c.sha256], dtype=np.float32)
         with conn:
             conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
                              [(i + 1, reusable[c.sha256]) for i, c in enumerate(chunks) if c.sha256 in reusable])
@@ -216,7 +209,6 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
             if vectors.shape != (len(idx), embedder.dim):
                 raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
                                    f"expected ({len(idx)}, {embedder.dim}); check the model files.")
-            matrix[idx] = vectors
             with conn:
                 conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
                                  [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
@@ -228,11 +220,6 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         _write_vector_blocks(conn, len(chunks), embedder.dim)
         notify("index", 0, 1)
         files = build_index(texts)
-        gate = {}
-        if chunks:
-            matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-            gate = calibrate(embedder.embed, matrix,
-                             [c.heading.split(HEADING_SEPARATOR)[-1] for c in chunks if c.heading]).as_meta()
         meta = {
             "schema_version": str(SCHEMA_VERSION),
             "corpus_version": plan.corpus_version,
@@ -247,7 +234,6 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
             "sources": str(len(plan.documents)),
             "chunks": str(len(chunks)),
             "source_globs": json.dumps(globs, sort_keys=True),
-            **gate,
         }
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))

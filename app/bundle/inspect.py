@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import apsw
@@ -55,10 +55,6 @@ class Inspection:
     libraries: dict
     counts: dict
     integrity: Integrity
-    #: The evidence gate's calibration (app/bundle/calibration.py): ``min_similarity`` (cosine),
-    #: ``probe_median``, ``heading_p5``, ``probes``, ``headings``; ``{}`` for an older bundle,
-    #: which the app gates at the fixed floor of 0.25.
-    gate: dict = field(default_factory=dict)
 
     def as_json(self) -> dict:
         """The ``inspect --json`` document (docs/inspect.md)."""
@@ -81,28 +77,10 @@ class Inspection:
                f"  guides          {c['sources']}",
                f"  chunks          {c['chunks']}",
                f"  images          {c['assets']}",
-               "  evidence gate   " + (f"cosine >= {self.gate['min_similarity']:.3f} (calibrated: off-topic probes' "
-                                       f"median {self.gate['probe_median']:.3f}, headings' 5th percentile "
-                                       f"{self.gate.get('heading_p5') or float('nan'):.3f})" if self.gate
-                                       else "cosine >= 0.25 (fixed: built before calibration)"),
                f"  size            {self.size_bytes / 1e6:.1f} MB ({self.size_bytes:,} bytes)",
                f"  integrity       {status}"]
         out.extend(f"    - {p}" for p in self.integrity.problems)
         return out
-
-
-def _gate(meta: dict) -> dict:
-    """The ``gate_*`` rows of a bundle's meta as numbers (``{}`` when the bundle has none)."""
-    if "gate_min_similarity" not in meta:
-        return {}
-    out: dict = {}
-    for key, kind in (("min_similarity", float), ("probe_median", float), ("heading_p5", float),
-                      ("probes", int), ("headings", int)):
-        try:
-            out[key] = kind(meta[f"gate_{key}"])
-        except (KeyError, TypeError, ValueError):
-            out[key] = None
-    return out
 
 
 def _sample(ids: list[int], n: int) -> list[int]:
@@ -222,6 +200,6 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
             embedding={"model_id": meta["embedding_model_id"], "dim": int(meta["embedding_dim"]),
                        "checksum": meta["embedding_checksum"]},
             chunker=bundle.chunker_settings(), libraries=json.loads(meta.get("libraries", "{}") or "{}"),
-            counts=counts, integrity=check_integrity(bundle, sample), gate=_gate(meta))
+            counts=counts, integrity=check_integrity(bundle, sample))
     finally:
         bundle.close()

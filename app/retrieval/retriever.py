@@ -50,11 +50,9 @@ ADDITIVE_HEADING = 0.0
 
 #: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
 #: contains one of its identifiers verbatim, or it names nothing the course never mentions
-#: and its best chunk's cosine similarity reaches the bundle's floor (``gate_min_similarity`` in
-#: its meta, calibrated on the course at build time: app/bundle/calibration.py), or
-#: MIN_SIMILARITY for a bundle built before calibration (calibrated on two question sets,
-#: docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical coverage of
-#: the best chunk instead.
+#: and its best chunk's cosine similarity reaches MIN_SIMILARITY. Calibrated on two question
+#: sets (docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical
+#: coverage of the best chunk instead.
 MIN_SIMILARITY = 0.25
 MIN_LEXICAL_COVERAGE = 0.6
 #: Source crowding (app/retrieval/fusion.py ``diversify_sources``): chunks of one guide
@@ -181,15 +179,6 @@ class Retriever:
     def degraded(self) -> tuple[str, ...]:
         return (KEYWORD_ONLY,) if self.embedder is None else ()
 
-    @property
-    def min_similarity(self) -> float:
-        """The evidence gate's cosine floor for this bundle (higher = stricter): the bundle's
-        calibrated ``gate_min_similarity``, or MIN_SIMILARITY when the bundle has none."""
-        try:
-            return float(self.bundle.meta.get("gate_min_similarity", MIN_SIMILARITY))
-        except (TypeError, ValueError):
-            return MIN_SIMILARITY
-
     def search(self, question: str, k: int = 10, history: list[dict] | None = None,
                legs: tuple[str, ...] | None = None) -> Retrieval:
         """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits.
@@ -286,7 +275,7 @@ class Retriever:
         names += [t for t in missing_key_terms(question, lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
                                                extract_identifiers) if t not in names]
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
-        has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), self.min_similarity,
+        has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
         empty = self._empty_guides_named(question)
         if empty:  # the guide the question names is there, but has nothing to answer from
