@@ -127,11 +127,14 @@ class Answer:
     degraded: tuple[str, ...] = field(default_factory=tuple)
     timings_ms: dict = field(default_factory=dict, compare=False)
     checks: dict = field(default_factory=dict, compare=False)
+    #: Names and key terms of the question the guides never mention (why it is not covered).
+    missing_terms: tuple[str, ...] = ()
 
     def as_json(self) -> dict:
         """The ``ask --json`` document of DESIGN.md, with ``timings_ms`` (stages that ran, ms,
         rounded to 0.1) and ``checks`` (the model's sentences: ``sentences`` read, ``shown``, and
-        how many each check dropped) when the model ran."""
+        how many each check dropped) when the model ran, and ``missing_terms`` (the question's
+        names and key terms the guides never mention) when there are any."""
         return {
             "state": self.state,
             "degraded": list(self.degraded),
@@ -142,4 +145,5 @@ class Answer:
             "model": self.model,
             "timings_ms": {k: round(float(v), 1) for k, v in self.timings_ms.items()},
             **({"checks": dict(self.checks)} if self.checks else {}),
+            **({"missing_terms": list(self.missing_terms)} if self.missing_terms else {}),
         }

@@ -136,3 +136,12 @@ def test_a_draft_whose_only_brackets_are_code_is_not_a_cited_answer(bundle, fake
     llm = FakeChatModel("If the display stays blank, check the I2C address with scanner([1, 2]).")
     answer = assistant(bundle, fake_embedder, llm).answer("My OLED display stays blank. Which I2C address?")
     assert answer.state == "extractive"  # no citation, so no grounded answer: the passages are quoted
+
+
+def test_a_not_covered_reply_names_the_key_terms_the_guides_never_mention(bundle, fake_embedder):
+    llm = FakeChatModel("Use digitalWriteFast for speed [1].")
+    answer = assistant(bundle, fake_embedder, llm).answer("How do I use `digitalWriteFast` to blink the LED?")
+    assert answer.state == "not-covered" and llm.calls == []
+    assert "digitalWriteFast" in answer.text and answer.as_json()["missing_terms"] == ["digitalWriteFast"]
+    covered = assistant(bundle, fake_embedder, None).answer("How do I use `digitalWrite` to blink the LED?")
+    assert covered.state == "extractive" and "missing_terms" not in covered.as_json()

@@ -74,6 +74,13 @@ def test_an_error_line_is_quoted_with_the_solution_that_follows_it():
     assert "PlatformIO: Rebuild" in answer
 
 
+def test_a_sentence_that_points_back_is_quoted_with_the_sentence_it_points_to():
+    text = ("The line chart draws a shaded 95% confidence interval around the mean of each year. "
+            "This slow behavior can be disabled by adding `ci=None`.\n")
+    answer, _ = extractive_answer("What does adding ci=None change?", [_passage(text)], per_passage=1)
+    assert "95% confidence interval" in answer and "`ci=None`" in answer
+
+
 def test_the_same_words_in_two_guides_are_quoted_once():
     text = "The donut chart shows how a whole splits into parts.\n"
     answer, cited = extractive_answer("Which chart shows how a whole splits into parts?",

@@ -4,10 +4,13 @@ import pytest
 
 from app.retrieval.folders import FolderIndex
 from app.retrieval.fusion import additive_fusion, diversify_sources, min_max_normalize, weighted_score_fusion
-from app.retrieval.gate import (has_strong_evidence, looks_like_name, outside_embedding_languages, undefined_term,
-                                unknown_names)
-from app.retrieval.tokenize import written_words
+from app.retrieval.gate import (has_strong_evidence, looks_like_name, missing_key_terms, outside_embedding_languages,
+                                undefined_term, unknown_names)
+from app.retrieval.identifiers import extract_identifiers
 from app.retrieval.retriever import FUSIONS, Retriever
+from app.retrieval.tokenize import written_words
+
+from .fakes import FakeEmbedder
 
 
 def test_min_max_normalization_and_weighted_fusion():
@@ -88,6 +91,54 @@ def test_a_definition_question_about_a_term_the_course_never_uses_names_it():
     for other in ("What is the difference between a relay and a transistor?", "How do I wire a digital twin?",
                   "What is a digital twin used for in farming?"):
         assert undefined_term(other, vocabulary, phrases) == "", other
+
+
+def test_times_quantities_versions_ordinals_codes_and_calendar_words_are_not_unknown_names():
+    # A one-guide course saying the lab "closes at 20:00 on weekdays": none of these is a name.
+    vocabulary = {"lab", "open", "close", "until", "time", "weekday", "board", "run", "python"}.__contains__
+    nothing = lambda phrase: False  # noqa: E731
+    for question in ("Is the lab open until 8pm?", "Does it close at 8:30am?", "Is the lab open on Saturdays?",
+                     "Can the board run at 3.3V with 10MB and 2.4GHz?", "Does it need Python v3.11 or v2?",
+                     "What about the 21st of May?", "Is the display at 0x3C?", "Do I need a 5kg motor or 100ms delay?"):
+        assert unknown_names(question, vocabulary, nothing) == [], question
+    # Part numbers and product names stay names.
+    assert unknown_names("Does the lab have an A4988 or an ESP32?", vocabulary, nothing) == ["A4988", "ESP32"]
+    assert unknown_names("Can I use Modbus on Mondays?", vocabulary, nothing) == ["Modbus"]
+
+
+def test_a_question_for_a_value_is_not_a_definition_question():
+    vocabulary = {"lab", "close", "time", "default", "port", "digit", "twin"}.__contains__
+    nothing = lambda phrase: False  # noqa: E731
+    assert undefined_term("What is the lab's closing time?", vocabulary, nothing) == ""
+    assert undefined_term("What is the closing time?", vocabulary, nothing) == ""
+    assert undefined_term("What's the default port?", vocabulary, nothing) == ""
+    # A term of art the course never uses is still named, with or without "the".
+    assert undefined_term("What is a digital twin?", vocabulary, nothing) == "digital twin"
+    assert undefined_term("What is the blockchain?", vocabulary, nothing) == "blockchain"
+
+
+def test_code_shaped_key_terms_the_course_never_uses_are_missing():
+    course = {"digitalWrite", "pinMode", "display.display()", "--baud", "delay"}
+    found = lambda phrase: phrase in course  # noqa: E731
+    assert missing_key_terms("What does the --frobnicate flag of the uploader do?", found,
+                             extract_identifiers) == ["--frobnicate"]
+    assert missing_key_terms("Should I call display.clearDisplay() before display.display()?", found,
+                             extract_identifiers) == ["display.clearDisplay()"]
+    assert missing_key_terms("Is analog_read_resolution needed with `digitalWrite`?", found,
+                             extract_identifiers) == ["analog_read_resolution"]
+    # Terms the course has, pasted error messages, measures, numbers and abbreviations are not missing.
+    for question in ("Why use pinMode before digitalWrite, e.g. in setup?", "Which --baud is right, 115200?",
+                     "It says `fatal error: Wire.h: No such file or directory`, why?",
+                     "Can the pin take 3.3V or v2.1 firmware?", "Is delay in ms, i.e. 500 = half a second?"):
+        assert missing_key_terms(question, found, extract_identifiers) == [], question
+
+
+def test_a_question_about_a_flag_the_course_never_mentions_is_not_covered_and_names_it(bundle):
+    retriever = Retriever(bundle, FakeEmbedder())
+    known = retriever.search("How do I use `digitalWrite` to blink the LED?")
+    assert known.has_evidence and known.unknown_names == ()
+    missing = retriever.search("How do I use `digitalWriteFast` to blink the LED?")
+    assert not missing.has_evidence and missing.unknown_names == ("digitalWriteFast",)
 
 
 def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():

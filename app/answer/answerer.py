@@ -154,12 +154,13 @@ class Assistant:
         def since() -> float:
             return (time.perf_counter() - started) * 1000
 
-        def done(state: str, text: str, passages=(), citations=(), timings=None, checks=None) -> Answer:
+        def done(state: str, text: str, passages=(), citations=(), timings=None, checks=None,
+                 missing=()) -> Answer:
             t = dict(timings or {})
             t["total"] = since()
             return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
                           corpus_version=version, model=self.model_name, degraded=self.degraded, timings_ms=t,
-                          checks=dict(checks or {}))
+                          checks=dict(checks or {}), missing_terms=tuple(missing))
 
         kind = injection_kind(question)
         if kind == "hard":
@@ -175,7 +176,8 @@ class Assistant:
         timings["retrieval"] = since()
         if not retrieval.has_evidence or not retrieval.hits:
             nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
-            return done("not-covered", not_covered_text(retrieval), nearest, (), timings)
+            return done("not-covered", not_covered_text(retrieval), nearest, (), timings,
+                        missing=retrieval.unknown_names)
 
         evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]
         context = previous_user_turn(history, question)

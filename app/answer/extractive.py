@@ -45,6 +45,9 @@ _HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|funct
 _NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
                    r"known as|what does \S+ mean)\b", re.I)
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
+#: A sentence opening with a word that points back ("This behavior…", "It…", "These…") is read with
+#: the sentence before it in its paragraph: alone it does not say what it is about.
+_POINTS_BACK = re.compile(r"^[*_]*(this|these|that|those|it|its|they|their|such|both|here|there)\b", re.I)
 
 
 def question_kind(question: str) -> str:
@@ -228,6 +231,12 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
             follower = units[best.order + 1][1]
             if follower not in chosen:
                 chosen.append(follower)
+        for unit in list(chosen):
+            before = units[unit.order - 1][1] if unit.order else None
+            if (unit.kind == "sentence" and before is not None and before not in chosen
+                    and before.kind == "sentence" and before.start == unit.start
+                    and _POINTS_BACK.match(unit.text)):
+                chosen.append(before)
         chosen.sort(key=lambda u: u.order)
         # The heading is always shown (unless the quote already holds it): it says what the quote is
         # about and often names what the question asks for when the quote only describes it (IoT,

@@ -31,13 +31,43 @@ _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
 _PRONOUN_I = re.compile(r"^I(?:['’](?:m|ve|d|ll))?$")
 #: Capitalised words that open a name run without being part of the name ("The Things Network").
 _RUN_OPENERS = frozenset({"the", "a", "an"})
+#: Units a number may carry and still be a quantity, not a name ("3.3V", "10MB", "2.4GHz", "100ms",
+#: "5kg", "8pm", "30am" of "8:30am"), lower-cased: SI and IEC prefixes with the units a course
+#: mentions, times of day, and multipliers ("2x").
+_UNITS = ("(?:[kmgtpunµ]?(?:b|bit|bits|bps|byte|bytes|ib|v|a|w|wh|ah|hz|s|sec|secs|g|l|m|ohm|ohms|Ω)|"
+          "am|pm|h|hr|hrs|min|mins|d|ms|us|ns|mm|cm|km|in|ft|lb|lbs|oz|c|f|°c|°f|px|pt|em|x|dpi|fps|rpm|"
+          "db|dbm|mah|kwh|nm|%)")
+#: Written forms that are measures or labels, never names: a quantity with its unit, a time of day
+#: ("20:00" is two numbers), an ordinal ("21st"), a version ("v2", "v1.2.3"), a hexadecimal code
+#: ("0x3C").
+_MEASURE = re.compile(rf"^(?:\d+(?:[.,]\d+)*{_UNITS}|\d+(?:st|nd|rd|th)|v\d+(?:\.\d+)*[a-z]?|0x[0-9a-f]+)$",
+                      re.IGNORECASE)
+#: Capitalised calendar words are ordinary words, not names ("open on Saturdays", "due in May").
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june "
+    "july august september october november december".split())
+
+
+def is_measure(word: str) -> bool:
+    """True for a quantity with its unit, a time, an ordinal, a version or a hexadecimal code
+    (``3.3V``, ``8pm``, ``21st``, ``v1.2``, ``0x3C``): a label the course may write another way
+    (``20:00``, ``3.3 V``), never an unknown name. ``ESP32`` and ``A4988`` are names."""
+    return bool(_MEASURE.match(word))
+
+
+def _is_calendar_word(word: str) -> bool:
+    lower = word.lower()
+    return lower in _CALENDAR or (lower.endswith("s") and lower[:-1] in _CALENDAR)
 
 
 def looks_like_name(word: str, sentence_initial: bool) -> bool:
     """True for ``CoAP``, ``Node-RED``, ``A4988``, ``Modbus`` (mid-sentence); False for
-    ``Gadget`` at the start of a sentence, ``gadget``, ``3.3``."""
+    ``Gadget`` at the start of a sentence, ``gadget``, ``3.3``, measures (:func:`is_measure`:
+    ``3.3V``, ``8pm``, ``21st``, ``v2``, ``0x3C``) and calendar words (``Saturdays``, ``May``)."""
     letters = [c for c in word if c.isalpha()]
     if not letters or len(word) < 2 or _PRONOUN_I.match(word):  # "I", "I'm", "I've": a pronoun
+        return False
+    if is_measure(word) or _is_calendar_word(word):
         return False
     if any(c.isupper() for c in word[1:] if c.isalpha()):
         return True
@@ -78,7 +108,7 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
         initial = (start <= 80 and not before.strip()) or bool(_SENTENCE_START.search(before))
         if run and (initial or question[previous_end:start] != " " or not word[0].isupper()):
             close_run()
-        if word[0].isupper() and not initial and not _PRONOUN_I.match(word):
+        if word[0].isupper() and not initial and not _PRONOUN_I.match(word) and not _is_calendar_word(word):
             run.append(word)
         previous_end = match.end()
         variants = word_variants(word)
@@ -96,9 +126,9 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
 
 #: "What is a digital twin?", "What are geofences?", "What does QoS mean?": the term asked about.
 _DEFINITION = (
-    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?"
+    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|(?P<the>the)\s+)?"
                r"(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s*\??\s*$", re.IGNORECASE),
-    re.compile(r"^\s*what\s+does\s+(?:an?\s+|the\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
+    re.compile(r"^\s*what\s+does\s+(?:an?\s+|(?P<the>the)\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
                r"\s*\??\s*$", re.IGNORECASE),
 )
 #: A defined term longer than this many words is a description, not a term ("the difference
@@ -110,8 +140,9 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
                    phrase_found: Callable[[str], bool]) -> str:
     """The term a definition question asks about ("What is a digital twin?" -> "digital twin")
     when the course never mentions it, else ''. Only questions that are nothing but "what is /
-    what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged: the
-    term is known when it occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
+    what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged; a
+    possessive phrase ("the lab's closing time") and "the" followed by lower-case words the
+    course uses ("the closing time": a value, not a term) are not terms. The term is known when it occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
     for a single word, when its stem is in the lexical vocabulary."""
     for pattern in _DEFINITION:
         match = pattern.match(question)
@@ -123,6 +154,13 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
     words = term.split()
     if not words or len(words) > MAX_TERM_WORDS or not any(c.isalpha() for c in term):
         return ""
+    if re.search(r"\w['’]s?\b", term):
+        return ""  # "the lab's closing time": an attribute of something, not a term
+    if match.group("the") and term.islower() and all(
+            (v := word_variants(w)) and in_vocabulary(v[0]) for w in words):
+        # "What is the closing time?", "What is the default port?": asks for a value in ordinary
+        # words the course uses, not for the definition of a term of art.
+        return ""
     if phrase_found(term):
         return ""
     if words[-1].lower().endswith("s") and len(words[-1]) > 3 and phrase_found(" ".join(words[:-1] + [words[-1][:-1]])):
@@ -132,6 +170,38 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
         if variants and in_vocabulary(variants[0]):
             return ""
     return term
+
+
+#: Written abbreviations that look like dotted names ("e.g.") but are ordinary words.
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "u.k", "ph.d"})
+#: The shapes of a key term: a command-line flag, a call, snake_case, camelCase, a dotted name
+#: (``client.loop``, ``Arduino.h``), ``key=value``.
+_KEY_TERM = re.compile(r"^--?[A-Za-z][\w-]*$|\w\(|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z]{2}\.[A-Za-z]|\w=\w")
+
+
+def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
+                      identifiers: Callable[[str], list[str]]) -> list[str]:
+    """Code-shaped key terms of ``question`` (see _KEY_TERM: ``--frobnicate``, ``read_csv()``,
+    ``df.pivot_table``, ``ci=None``) that no chunk contains as a phrase, in order.
+
+    ``identifiers(question)`` lists the question's identifier-shaped tokens and quoted spans
+    (:func:`app.retrieval.identifiers.extract_identifiers`); ``phrase_found(text)`` tells whether
+    ``text`` occurs as an FTS5 phrase in some chunk. A quoted span with a space (a pasted error
+    message, whose wording varies), numbers, measures (:func:`is_measure`), abbreviations such as
+    "e.g." and capitalised names (judged by :func:`unknown_names`) are not key terms here. A key
+    term missing from every guide means the question is about something the course does not
+    cover, however close its other words are (issue 14, "adjacent topics").
+    """
+    missing: list[str] = []
+    for identifier in identifiers(question):
+        term = identifier.strip().strip("`'\"“”.,:;!?")
+        if not term or " " in term or len(term) > 80 or term.lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if is_measure(term) or not re.search(r"[A-Za-z]{2}", term) or not _KEY_TERM.search(term):
+            continue
+        if term not in missing and not phrase_found(term):
+            missing.append(term)
+    return missing
 
 
 def outside_embedding_languages(question: str) -> bool:

@@ -19,7 +19,8 @@ from ..records import Hit
 from ..usertext import clean_user_text
 from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
-from .gate import has_strong_evidence, outside_embedding_languages, undefined_term, unknown_names
+from .gate import (has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term,
+                   unknown_names)
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .links import is_navigation, link_only_target
@@ -271,6 +272,8 @@ class Retriever:
                               lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
         if term and term not in names:
             names.append(term)
+        names += [t for t in missing_key_terms(question, lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
+                                               extract_identifiers) if t not in names]
         coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
         has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
                                            coverage, MIN_LEXICAL_COVERAGE)
