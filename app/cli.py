@@ -50,12 +50,16 @@ def _parser() -> argparse.ArgumentParser:
                            description="Read a folder of course guides, chunk, embed and index them, and write "
                            "one bundle file (written to a temporary file and renamed into place).",
                            epilog="examples:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite\n"
+                           "  lantern build guides/ -o esp32.sqlite --id esp32-starter --title 'ESP32 Starter Lab'\n"
                            "  lantern build courses/esp32-starter -o new.sqlite --previous old.sqlite   "
                            "(reuse unchanged embeddings)",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
     build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
     build.add_argument("--title", default="", help="course title shown in the app (default: folder name)")
+    build.add_argument("--id", dest="course_id", default="", metavar="ID",
+                       help="stable course id, e.g. esp32-starter: lower-case letters, digits and hyphens; bundles "
+                       "with one id are versions of one course (default: the folder's name as a slug)")
     build.add_argument("--include", action="append", default=[], metavar="GLOB", help="also read files matching GLOB")
     build.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files matching GLOB")
     build.add_argument("--json", action="store_true", help="print a JSON report on stdout")
@@ -128,23 +132,26 @@ def _retriever(bundle, keyword_only: bool, fusion: str = DEFAULT_FUSION):
 def _cmd_build(args) -> int:
     from .build_progress import BuildProgress
     from .bundle.builder import build_bundle
+    from .bundle.library import check_course_id, default_course_id
     from .embedding import FastEmbedder
     from .ingest.reader import check_course_folder
 
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
+    course_id = check_course_id(args.course_id) if args.course_id else default_course_id(args.source_dir)
     embedder = FastEmbedder()
     progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
                               include=args.include, exclude=args.exclude, progress=progress,
-                              previous=args.previous, reuse=not args.full)
+                              previous=args.previous, reuse=not args.full, course_id=course_id)
     finally:
         progress.close()
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
-    summary = {"bundle": str(report.bundle), "corpus_version": report.corpus_version, "sources": report.sources,
+    summary = {"bundle": str(report.bundle), "course_id": course_id, "corpus_version": report.corpus_version,
+               "sources": report.sources,
                "chunks": report.chunks, "assets": report.assets, "embedded": report.embedded,
                "reused": report.reused, "previous": str(report.previous) if report.previous else None,
                "seconds": round(report.seconds, 1), "warnings": report.warnings, "notes": report.notes}
@@ -153,7 +160,7 @@ def _cmd_build(args) -> int:
     else:
         reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
                  if report.previous else f"; {report.embedded} chunks embedded")
-        print(f"Built {report.bundle}: {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
+        print(f"Built {report.bundle} (course id {course_id}): {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
               f"{_count(report.assets, 'image')} "
               f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
     return 0
