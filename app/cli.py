@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--search-only", action="store_true", help="do not load the chat model; show passages")
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
     _add_instructor_commands(sub)
+    _add_library_commands(sub)
 
     ev = sub.add_parser("eval", help="measure retrieval on a labelled question file",
                         description="Run every question of a question file (JSON Lines, format in docs/eval.md) "
@@ -397,6 +398,62 @@ def _cmd_eval(args) -> int:
     return 0
 
 
+# --- the course library (issue 12): courses, install, rollback -------------------------
+
+def _add_library_commands(sub) -> None:
+    """Add ``courses``, ``install`` and ``rollback``."""
+    courses = sub.add_parser(
+        "courses", help="list the course bundles this PC has, with their version and state",
+        description="Find every course bundle in, in order: the app's own folders, the machine-wide folder "
+        "($LANTERN_COURSES_DIR, else platformdirs' site data folder), the user's data folder, and the settings "
+        "file's bundle. Each bundle is opened read-only and verified (SQLite quick_check and content digest); "
+        "its state is ok, damaged, needs-newer-app or older-version (another copy of the same course id is "
+        "newer). The --json shape is documented in docs/instructors.md.",
+        epilog="examples:\n  lantern courses\n  lantern courses --json\n"
+        "  lantern courses --dir /media/usb   (only the bundles on a USB stick)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    courses.add_argument("--dir", action="append", type=Path, default=None, metavar="D",
+                         help="list only the bundles in folder D (repeatable)")
+    courses.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def _app_embedding():
+    """``(model id, dim, checksum)`` of this app's embedding model, or None when the manifest cannot be read."""
+    from . import embedding
+
+    try:
+        return embedding.manifest_embedding()
+    except ModelError:
+        return None
+
+
+def _cmd_courses(args) -> int:
+    from .bundle.library import CourseFolder, course_folders, list_courses
+
+    folders = [CourseFolder("dir", d) for d in args.dir] if args.dir else course_folders()
+    entries = list_courses(folders, embedding=_app_embedding())
+    if args.json:
+        print(json.dumps({"folders": [{"kind": f.kind, "path": str(f.path), "exists": f.path.exists()}
+                                      for f in folders],
+                          "courses": [e.as_json() for e in entries]}, ensure_ascii=False))
+        return 0
+    if not entries:
+        print("No course bundles found. Looked in:")
+        for f in folders:
+            print(f"  {f.kind:<8} {f.path}{'' if f.path.exists() else '  (does not exist)'}")
+        return 0
+    for e in entries:
+        counts = (f"{_count(e.guides, 'guide')}, {_count(e.chunks, 'chunk')}" if e.guides is not None else "")
+        print(f"{e.state:<15} {e.course_id}  {e.title}  {e.version}  {counts}".rstrip())
+        print(f"                {e.path}  ({e.folder})")
+        if e.reason:
+            print(f"                {e.reason}")
+    return 0
+
+
+LIBRARY_COMMANDS = {"courses": _cmd_courses}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``lantern`` and ``python -m app``; returns the exit code."""
     logging.basicConfig(level=os.environ.get("LANTERN_LOG", "WARNING"), stream=sys.stderr,
@@ -416,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {problem}", file=sys.stderr)
         commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask, "eval": _cmd_eval}
         commands.update(INSTRUCTOR_COMMANDS)
+        commands.update(LIBRARY_COMMANDS)
         return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)

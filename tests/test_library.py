@@ -117,3 +117,100 @@ def test_build_cli_takes_an_id_and_refuses_a_bad_one_before_loading_a_model(cour
     assert main(["build", str(course), "-o", str(tmp_path / "bad.sqlite"), "--id", "ESP 32"]) == 1
     err = capsys.readouterr().err
     assert "--id esp-32" in err and "Traceback" not in err and not (tmp_path / "bad.sqlite").exists()
+
+
+# --- the library: lantern courses -------------------------------------------------------
+
+FAKE_IDENTITY = (FakeEmbedder.model_id, FakeEmbedder.dim, FakeEmbedder.checksum)
+
+
+def build_at(course: Path, out: Path, when: str, monkeypatch, course_id: str = "lab", title: str = "Lab") -> Path:
+    """Build ``course`` into ``out`` as if at ``when`` (ISO date, UTC), with the fake embedder."""
+    import datetime as dt
+    import types
+
+    import app.bundle.builder as builder
+
+    class Fixed(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls.fromisoformat(when).replace(tzinfo=tz)
+
+    with monkeypatch.context() as m:
+        m.setattr(builder, "_dt", types.SimpleNamespace(datetime=Fixed, timezone=dt.timezone))
+        build_bundle(course, out, FakeEmbedder(), course_id=course_id, title=title, reuse=False)
+    return out
+
+
+@pytest.fixture()
+def library(tmp_path, monkeypatch):
+    """Empty app, machine-wide and user course folders and settings folder, all under tmp_path."""
+    import app.bundle.library as lib
+    import app.embedding
+
+    folders = {name: tmp_path / name for name in ("app", "machine", "user", "config")}
+    monkeypatch.setattr(lib, "app_course_folders", lambda: [folders["app"]])
+    monkeypatch.setattr(lib, "user_courses_dir", lambda: folders["user"])
+    monkeypatch.setenv("LANTERN_COURSES_DIR", str(folders["machine"]))
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(folders["config"]))
+    monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
+    monkeypatch.setattr(app.embedding, "manifest_embedding", lambda: FAKE_IDENTITY)
+    return folders
+
+
+def test_courses_lists_every_folder_with_states_and_resolves_duplicates(course, library, monkeypatch, capsys):
+    library["machine"].mkdir()
+    library["user"].mkdir()
+    old = build_at(course, library["machine"] / "lab.sqlite", "2026-01-10T09:00:00", monkeypatch)
+    (course / "lessons" / "extra.md").write_text("# Extra\n\nA new lesson about the buzzer on GPIO 4.\n")
+    new = build_at(course, library["user"] / "lab-v2.sqlite", "2026-02-10T09:00:00", monkeypatch)
+    other = build_at(course, library["user"] / "other.sqlite", "2026-01-01T00:00:00", monkeypatch,
+                     course_id="other-course", title="Other")
+    (library["user"] / "junk.sqlite").write_bytes(b"not a database at all")
+    newer = library["user"] / "future.sqlite"
+    shutil.copy(other, newer)
+    edit(newer, "UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    shutil.copy(new, library["user"] / ("lab" + ".previous.sqlite"))  # kept for rollback: not listed
+    library["config"].mkdir()
+    (library["config"] / "settings.json").write_text(json.dumps({"bundle": str(new)}))  # listed once
+
+    assert main(["courses", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [f["kind"] for f in doc["folders"]] == ["app", "machine", "user", "settings"]
+    by_name = {Path(c["path"]).name: c for c in doc["courses"]}
+    assert set(by_name) == {"lab.sqlite", "lab-v2.sqlite", "other.sqlite", "junk.sqlite", "future.sqlite"}
+    assert by_name["lab-v2.sqlite"]["state"] == "ok" and by_name["lab-v2.sqlite"]["folder"] == "user"
+    assert by_name["lab.sqlite"]["state"] == "older-version" and "lab-v2.sqlite" in by_name["lab.sqlite"]["reason"]
+    assert by_name["other.sqlite"]["state"] == "ok" and by_name["other.sqlite"]["course_id"] == "other-course"
+    assert by_name["junk.sqlite"]["state"] == "damaged" and by_name["junk.sqlite"]["guides"] is None
+    assert by_name["future.sqlite"]["state"] == "needs-newer-app" and "update Lantern" in by_name["future.sqlite"]["reason"]
+    entry = by_name["lab-v2.sqlite"]
+    assert (entry["guides"], entry["title"], entry["version"][:10]) == (3, "Lab", "2026-02-10")
+    assert entry["chunks"] > 0 and entry["degraded"] == [] and len(entry["corpus_version"]) == 64
+    assert main(["courses"]) == 0
+    out = capsys.readouterr().out
+    assert "older-version   lab  Lab  2026-01-10" in out and "needs-newer-app" in out
+
+
+def test_courses_marks_a_tampered_bundle_damaged_and_another_embedding_model_keyword_only(
+        course, library, monkeypatch, capsys):
+    import app.embedding
+
+    library["user"].mkdir()
+    good = build_at(course, library["user"] / "lab.sqlite", "2026-01-10T09:00:00", monkeypatch)
+    shutil.copy(good, library["user"] / "edited.sqlite")
+    edit(library["user"] / "edited.sqlite", "UPDATE chunks SET text = text || ' (edited)' WHERE id = 1")
+    assert main(["courses", "--json"]) == 0
+    states = {Path(c["path"]).name: c["state"] for c in json.loads(capsys.readouterr().out)["courses"]}
+    assert states == {"lab.sqlite": "ok", "edited.sqlite": "damaged"}
+    monkeypatch.setattr(app.embedding, "manifest_embedding", lambda: ("other/model", 384, "abc"))
+    assert main(["courses", "--json", "--dir", str(library["user"])]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["folders"] == [{"kind": "dir", "path": str(library["user"]), "exists": True}]
+    assert doc["courses"][1]["degraded"] == ["keyword-only"] and doc["courses"][1]["state"] == "ok"
+
+
+def test_courses_with_no_bundles_names_the_folders_it_looked_in(library, capsys):
+    assert main(["courses"]) == 0
+    out = capsys.readouterr().out
+    assert "No course bundles found" in out and str(library["machine"]) in out and "(does not exist)" in out

@@ -170,3 +170,243 @@ def verify_digest(conn: apsw.Connection, meta: dict[str, str]) -> str:
     if not recorded:
         return DIGEST_NOT_RECORDED
     return DIGEST_VERIFIED if content_digest(conn, meta) == recorded else DIGEST_MISMATCH
+
+
+# --- the course library: where bundles are found, and what state each is in ----------------
+
+#: States of a bundle in the library (``lantern courses``).
+STATE_OK, STATE_DAMAGED, STATE_NEEDS_NEWER_APP, STATE_OLDER = "ok", "damaged", "needs-newer-app", "older-version"
+#: Folder kinds, in search order.
+FOLDER_KINDS = ("app", "machine", "user", "settings")
+#: Name ending of the version kept for ``lantern rollback`` (``ID.previous.sqlite``); such files
+#: are not listed as courses.
+PREVIOUS_SUFFIX = ".previous.sqlite"
+APP_DIR_NAME = "lantern"
+
+
+@dataclass(frozen=True)
+class CourseFolder:
+    """One place bundles are looked for: ``kind`` is one of :data:`FOLDER_KINDS`; ``path`` is a folder,
+    or for ``settings`` the bundle file the settings name."""
+
+    kind: str
+    path: Path
+
+
+def app_course_folders() -> list[Path]:
+    """The installed app's own folders: ``courses/`` beside the frozen app's executable, and the
+    ``corpus_bundle/`` shipped inside it (in a source checkout: the repository's ``corpus_bundle/``)."""
+    from ..config import app_dir, resource_root
+
+    folders = [resource_root() / "corpus_bundle"]
+    beside = app_dir()
+    if beside is not None:
+        folders.insert(0, beside / "courses")
+    return folders
+
+
+def machine_course_folders() -> list[Path]:
+    """Machine-wide course folders: ``$LANTERN_COURSES_DIR`` when set, else ``courses/`` in each of
+    platformdirs' site data folders for "lantern" (on Linux ``/usr/local/share/lantern/courses`` and
+    ``/usr/share/lantern/courses``; on Windows under ProgramData; on macOS under /Library/Application Support)."""
+    import os
+
+    from platformdirs import site_data_dir
+
+    override = os.environ.get("LANTERN_COURSES_DIR")
+    if override:
+        return [Path(override)]
+    paths = site_data_dir(APP_DIR_NAME, appauthor=False, multipath=True).split(os.pathsep)
+    return [Path(p) / "courses" for p in paths if p]
+
+
+def user_courses_dir() -> Path:
+    """The user's course folder: ``courses/`` in platformdirs' user data folder for "lantern"
+    (on Linux ``~/.local/share/lantern/courses``)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_DIR_NAME, appauthor=False)) / "courses"
+
+
+def default_install_dir() -> Path:
+    """Where ``lantern install`` puts a bundle without ``--dir``: ``$LANTERN_COURSES_DIR`` when set
+    (a lab admin's machine-wide folder), else the user's course folder."""
+    import os
+
+    override = os.environ.get("LANTERN_COURSES_DIR")
+    return Path(override) if override else user_courses_dir()
+
+
+def course_folders() -> list[CourseFolder]:
+    """Every place bundles are looked for, in order: the app's folders, the machine-wide folders,
+    the user's folder, and the settings file's ``bundle`` (when set)."""
+    from ..config import Settings
+
+    out = [CourseFolder("app", p) for p in app_course_folders()]
+    out += [CourseFolder("machine", p) for p in machine_course_folders()]
+    out.append(CourseFolder("user", user_courses_dir()))
+    chosen = Settings.load().bundle
+    if chosen:
+        out.append(CourseFolder("settings", Path(chosen)))
+    return out
+
+
+@dataclass
+class CourseEntry:
+    """One bundle found in the library.
+
+    ``state`` is one of ``ok``, ``damaged``, ``needs-newer-app``, ``older-version``; ``reason`` says
+    why in one sentence ('' when ok); ``degraded`` lists named degraded states the course would run in
+    (``keyword-only`` when built with another embedding model than this app's). ``guides`` and
+    ``chunks`` are counts (None when the file cannot be read); ``folder`` is the kind of folder it was
+    found in.
+    """
+
+    path: Path
+    folder: str
+    course_id: str
+    title: str
+    version: str
+    corpus_version: str
+    built_at: str
+    guides: int | None
+    chunks: int | None
+    state: str
+    reason: str = ""
+    degraded: list[str] | None = None
+
+    def as_json(self) -> dict:
+        """One entry of ``courses --json`` (docs/instructors.md)."""
+        return {"path": str(self.path), "folder": self.folder, "course_id": self.course_id, "title": self.title,
+                "version": self.version, "corpus_version": self.corpus_version, "built_at": self.built_at,
+                "guides": self.guides, "chunks": self.chunks, "state": self.state, "reason": self.reason,
+                "degraded": list(self.degraded or [])}
+
+
+def _too_new(path: Path) -> str:
+    """A sentence when ``path`` looks like a bundle from a newer Lantern (newer schema or tokenizer),
+    else ''. Never raises."""
+    import json
+
+    from ..retrieval.tokenize import TOKENIZER_VERSION
+    from .schema import SCHEMA_VERSION, connect
+
+    try:
+        conn = connect(str(path), read_only=True)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            conn.close()
+        schema = int(meta.get("schema_version", "0"))
+        tokenizer = int(json.loads(meta.get("lexical", "{}")).get("tokenizer_version", 0))
+    except (apsw.Error, ValueError, TypeError, AttributeError):
+        return ""
+    if schema > SCHEMA_VERSION:
+        return (f"it has bundle schema version {schema} and this app reads version {SCHEMA_VERSION}; "
+                "update Lantern to open it")
+    if tokenizer > TOKENIZER_VERSION:
+        return (f"it was indexed with tokenizer version {tokenizer} and this app searches with version "
+                f"{TOKENIZER_VERSION}; update Lantern to open it")
+    return ""
+
+
+def probe_bundle(path: Path, folder: str = "", *, verify: bool = True,
+                 embedding: tuple[str, int, str] | None = None) -> CourseEntry:
+    """Open ``path`` read-only and describe it as a library entry (never raises for a bad file).
+
+    With ``verify``, also run SQLite's ``quick_check`` and recompute the content digest (about one
+    read of the file); a failure makes the entry ``damaged``. ``embedding`` is ``(model id, dim,
+    checksum)`` of this app's embedding model; a bundle built with another is listed ``ok`` with
+    ``degraded=["keyword-only"]``.
+    """
+    from ..errors import BundleError
+    from .reader import BundleReader
+
+    path = Path(path)
+    who = bundle_identity({}, path)
+    base = dict(path=path, folder=folder, course_id=who.course_id, title=path.stem, version="", corpus_version="",
+                built_at="", guides=None, chunks=None)
+    try:
+        reader = BundleReader(path)
+    except BundleError as exc:
+        newer = _too_new(path) if path.is_file() else ""
+        if newer:
+            return CourseEntry(**base, state=STATE_NEEDS_NEWER_APP, reason=f"{path.name}: {newer}.")
+        return CourseEntry(**base, state=STATE_DAMAGED, reason=str(exc))
+    try:
+        meta = reader.meta
+        who = bundle_identity(meta, path)
+        base.update(course_id=who.course_id, title=reader.title, version=who.course_version,
+                    corpus_version=who.corpus_version, built_at=who.built_at)
+        try:
+            base.update(guides=int(reader._query("SELECT count(*) FROM sources")[0][0]),
+                        chunks=reader.chunk_count())
+            problem = ""
+            if verify:
+                quick = [str(r[0]) for r in reader._query("PRAGMA quick_check")]
+                if quick != ["ok"]:
+                    problem = f"SQLite's quick_check reports {quick[0]}"
+                else:
+                    with reader._lock:
+                        if verify_digest(reader._conn, meta) == DIGEST_MISMATCH:
+                            problem = "its content digest differs from the one recorded at build time"
+        except (apsw.Error, BundleError) as exc:
+            problem = f"it cannot be read to the end ({exc.__class__.__name__})"
+        if problem:
+            return CourseEntry(**base, state=STATE_DAMAGED,
+                               reason=f"The course bundle {path} is damaged ({problem}); install a good copy again.")
+        degraded = []
+        if embedding is not None and (meta["embedding_model_id"], meta["embedding_dim"],
+                                      meta["embedding_checksum"]) != (embedding[0], str(embedding[1]), embedding[2]):
+            degraded.append("keyword-only")
+        return CourseEntry(**base, state=STATE_OK, degraded=degraded,
+                           reason=(f"built with the embedding model {meta['embedding_model_id']}, not this app's "
+                                   f"{embedding[0]}: keyword search only" if degraded else ""))
+    finally:
+        reader.close()
+
+
+def _bundle_files(folder: CourseFolder) -> list[Path]:
+    """The bundle files of one folder (``*.sqlite``, sorted by name; hidden, temporary and
+    ``*.previous.sqlite`` files left out), or the settings' bundle file itself."""
+    if folder.kind == "settings":
+        return [folder.path]
+    try:
+        found = sorted(p for p in folder.path.glob("*.sqlite") if p.is_file())
+    except OSError:
+        return []
+    return [p for p in found if not p.name.startswith(".") and not p.name.endswith(PREVIOUS_SUFFIX)]
+
+
+def mark_older_versions(entries: list[CourseEntry]) -> list[CourseEntry]:
+    """Among the ``ok`` entries of one course id, keep the newest (latest ``built_at``; on a tie the
+    first found) ``ok`` and mark the others ``older-version``. Changes and returns ``entries``."""
+    newest: dict[str, CourseEntry] = {}
+    for entry in entries:
+        if entry.state == STATE_OK:
+            best = newest.get(entry.course_id)
+            if best is None or entry.built_at > best.built_at:
+                newest[entry.course_id] = entry
+    for entry in entries:
+        best = newest.get(entry.course_id)
+        if entry.state == STATE_OK and best is not None and entry is not best:
+            entry.state = STATE_OLDER
+            entry.reason = f"a newer version of {entry.course_id} ({best.version}) is at {best.path}"
+    return entries
+
+
+def list_courses(folders: list[CourseFolder] | None = None, *, verify: bool = True,
+                 embedding: tuple[str, int, str] | None = None) -> list[CourseEntry]:
+    """Every bundle in ``folders`` (default :func:`course_folders`), in folder order then by file
+    name, each file once (by resolved path), with duplicates of a course id resolved by
+    :func:`mark_older_versions`. Never raises for a bad bundle or a missing folder."""
+    seen: set[Path] = set()
+    entries: list[CourseEntry] = []
+    for folder in course_folders() if folders is None else folders:
+        for path in _bundle_files(folder):
+            key = path.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            entries.append(probe_bundle(path, folder.kind, verify=verify, embedding=embedding))
+    return mark_older_versions(entries)
