@@ -416,6 +416,39 @@ def _add_library_commands(sub) -> None:
                          help="list only the bundles in folder D (repeatable)")
     courses.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
+    install = sub.add_parser(
+        "install", help="verify a course bundle, show what changes, and install it (keeping the previous version)",
+        description="Verify BUNDLE (SQLite integrity, schema, embedding model, content digest), compare it with "
+        "the installed version of the same course id (guides added, changed and removed; chunk counts; old and "
+        "new version), then copy it into the course folder as ID.sqlite atomically, keeping the installed "
+        "version as ID.previous.sqlite for `lantern rollback`. The same corpus version is already current "
+        "(exit 0); an older version is refused unless --allow-downgrade. Without --yes, the change is shown "
+        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. "
+        "Exit 0 installed or already current, 1 refused (one sentence on stderr; nothing changed).",
+        epilog="examples:\n  lantern install /media/usb/esp32-starter.sqlite\n"
+        "  lantern install /media/usb/esp32-starter.sqlite --yes --json   (scripts)\n"
+        "  lantern install old.sqlite --allow-downgrade --yes\n"
+        "  LANTERN_COURSES_DIR=/usr/local/share/lantern/courses lantern install course.sqlite --yes   (all users)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    install.add_argument("bundle", type=Path, help="the course bundle file to install (.sqlite)")
+    install.add_argument("--dir", type=Path, metavar="D", help="course folder to install into (default: "
+                         "$LANTERN_COURSES_DIR, else the user's course folder)")
+    install.add_argument("--yes", action="store_true", help="install without asking for confirmation")
+    install.add_argument("--allow-downgrade", action="store_true", help="install even if it is older than the "
+                         "installed version")
+    install.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    rollback = sub.add_parser(
+        "rollback", help="restore the version of a course installed before the last install",
+        description="Swap ID.sqlite and ID.previous.sqlite in the course folder (verifying the kept version "
+        "first), so the version installed before the last `lantern install` is back; a second rollback "
+        "restores the newer one. Exit 0 rolled back, 1 refused (nothing changed).",
+        epilog="example:\n  lantern rollback esp32-starter",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rollback.add_argument("course_id", help="the course id (as `lantern courses` lists it)")
+    rollback.add_argument("--dir", type=Path, metavar="D", help="course folder (default: as for install)")
+    rollback.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
 
 def _app_embedding():
     """``(model id, dim, checksum)`` of this app's embedding model, or None when the manifest cannot be read."""
@@ -451,7 +484,59 @@ def _cmd_courses(args) -> int:
     return 0
 
 
-LIBRARY_COMMANDS = {"courses": _cmd_courses}
+def _confirm_install(args):
+    """The confirmation policy of ``install`` (docs/instructors.md): ``--yes`` goes on; on a terminal the
+    change is shown and a ``y`` answer goes on; without a terminal (a script, a pipe) the install is
+    refused, because nobody has seen what it would replace."""
+    def confirm(plan) -> bool:
+        if args.yes:
+            return True
+        if not sys.stdin or not sys.stdin.isatty():
+            raise LanternError(f"Installing {plan.course_id} {plan.new.version} needs confirmation and there is no "
+                               "terminal to ask on; nothing was changed. Run it again with --yes.")
+        out = sys.stderr if args.json else sys.stdout
+        print("\n".join(plan.lines()), file=out)
+        print(f"Install {plan.new.version} into {plan.installed.parent}? [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    return confirm
+
+
+def _cmd_install(args) -> int:
+    from .bundle.install import install_bundle
+    from .bundle.library import default_install_dir
+
+    folder = args.dir or default_install_dir()
+    result = install_bundle(args.bundle, folder, embedding=_app_embedding(), allow_downgrade=args.allow_downgrade,
+                            confirm=_confirm_install(args))
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    elif result.result == "already-current":
+        print(f"{result.course_id} {result.old.version} is already installed at {result.installed} "
+              f"(same corpus version); nothing to do.")
+    else:
+        if args.yes:
+            print("\n".join(result.lines()))
+        kept = f"; the previous version is kept as {result.previous.name}" if result.previous else ""
+        print(f"Installed {result.course_id} {result.new.version} as {result.installed}{kept}.")
+    return 0
+
+
+def _cmd_rollback(args) -> int:
+    from .bundle.install import rollback_course
+    from .bundle.library import default_install_dir
+
+    result = rollback_course(args.course_id, args.dir or default_install_dir())
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    else:
+        print("\n".join(result.lines()))
+        print(f"Rolled back {result.course_id} to {result.new.version}"
+              + (f"; {result.old.version} is kept as {result.previous.name} (roll back again to restore it)."
+                 if result.old and result.previous else "."))
+    return 0
+
+
+LIBRARY_COMMANDS = {"courses": _cmd_courses, "install": _cmd_install, "rollback": _cmd_rollback}
 
 
 def main(argv: list[str] | None = None) -> int:

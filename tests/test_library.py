@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -214,3 +215,238 @@ def test_courses_with_no_bundles_names_the_folders_it_looked_in(library, capsys)
     assert main(["courses"]) == 0
     out = capsys.readouterr().out
     assert "No course bundles found" in out and str(library["machine"]) in out and "(does not exist)" in out
+
+
+# --- install and rollback ---------------------------------------------------------------
+
+import hashlib  # noqa: E402
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file of ``folder`` (hidden ones too) -> sha256 of its bytes."""
+    if not folder.exists():
+        return {}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture()
+def versions(course, tmp_path, library, monkeypatch):
+    """Two versions of course ``lab`` (v1 January, v2 February: oled.md changed, extra.md added,
+    blink.md removed) and another course, in a "usb" folder; the install folder is library["machine"]."""
+    usb = tmp_path / "usb"
+    usb.mkdir()
+    v1 = build_at(course, usb / "lab-v1.sqlite", "2026-01-10T09:00:00", monkeypatch)
+    other = build_at(course, usb / "other.sqlite", "2026-01-11T09:00:00", monkeypatch, course_id="other")
+    guide = course / "lessons" / "oled.md"
+    guide.write_text(guide.read_text().replace("some use 0x3D.", "some use 0x3D (see the jumper)."))
+    (course / "lessons" / "extra.md").write_text("# Buzzer\n\nThe buzzer sits on GPIO 4 and beeps with `tone()`.\n")
+    (course / "lessons" / "blink.md").unlink()
+    v2 = build_at(course, usb / "lab-v2.sqlite", "2026-02-10T09:00:00", monkeypatch)
+    return {"v1": v1, "v2": v2, "other": other, "dir": library["machine"]}
+
+
+def install(bundle: Path, *extra: str) -> int:
+    return main(["install", str(bundle), "--yes", *extra])
+
+
+def digest_of(path: Path) -> str:
+    return meta_of(path)["content_digest"]
+
+
+def test_install_fresh_then_the_same_again_is_already_current(versions, capsys):
+    d = versions["dir"]
+    assert install(versions["v1"], "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["result"], doc["change"], doc["course_id"], doc["old"], doc["previous"]) == (
+        "installed", "new", "lab", None, None)
+    assert doc["installed"] == str(d / "lab.sqlite") and doc["new"]["guides"] == 2
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v1"])
+    before = snapshot(d)
+    assert install(versions["v1"], "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["result"], doc["change"]) == ("already-current", "same")
+    assert snapshot(d) == before and not (d / "lab.previous.sqlite").exists()
+    assert install(versions["v1"]) == 0
+    assert "already installed" in capsys.readouterr().out
+
+
+def test_upgrade_shows_what_changes_and_keeps_the_previous_version(versions, capsys):
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0
+    assert install(versions["other"]) == 0
+    capsys.readouterr()
+    assert install(versions["v2"], "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["result"], doc["change"]) == ("installed", "upgrade")
+    assert doc["guides"] == {"added": ["lessons/extra.md"], "changed": ["lessons/oled.md"],
+                             "removed": ["lessons/blink.md"]}
+    assert doc["old"]["version"].startswith("2026-01-10") and doc["new"]["version"].startswith("2026-02-10")
+    assert doc["old"]["chunks"] != doc["new"]["chunks"] or doc["old"]["corpus_version"] != doc["new"]["corpus_version"]
+    assert doc["previous"] == str(d / "lab.previous.sqlite")
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v2"])
+    assert digest_of(d / "lab.previous.sqlite") == digest_of(versions["v1"])
+    assert digest_of(d / "other.sqlite") == digest_of(versions["other"])  # the other course is untouched
+    assert sorted(p.name for p in d.iterdir()) == ["lab.previous.sqlite", "lab.sqlite", "other.sqlite"]
+    assert main(["install", str(versions["v1"]), "--yes", "--allow-downgrade"]) == 0  # text output
+    out = capsys.readouterr().out
+    assert "guides added" in out and "lessons/oled.md" in out and "kept as lab.previous.sqlite" in out
+
+
+def test_a_downgrade_is_refused_unless_allowed(versions, capsys):
+    d = versions["dir"]
+    assert install(versions["v2"]) == 0
+    capsys.readouterr()
+    before = snapshot(d)
+    assert install(versions["v1"]) == 1
+    err = capsys.readouterr().err
+    assert "older version of lab" in err and "--allow-downgrade" in err and "Traceback" not in err
+    assert snapshot(d) == before
+    assert install(versions["v1"], "--allow-downgrade", "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["change"] == "downgrade" and digest_of(d / "lab.sqlite") == digest_of(versions["v1"])
+    assert digest_of(d / "lab.previous.sqlite") == digest_of(versions["v2"])
+
+
+def test_rollback_restores_the_previous_version_and_a_second_one_undoes_it(versions, capsys):
+    d = versions["dir"]
+    assert main(["rollback", "lab", "--dir", str(d)]) == 1
+    assert "nothing to roll back to" in capsys.readouterr().err
+    assert install(versions["v1"]) == 0 and install(versions["v2"]) == 0
+    capsys.readouterr()
+    assert main(["rollback", "lab", "--json"]) == 0  # default folder: LANTERN_COURSES_DIR
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["result"] == "rolled-back" and doc["new"]["version"].startswith("2026-01-10")
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v1"])
+    assert digest_of(d / "lab.previous.sqlite") == digest_of(versions["v2"])
+    assert main(["rollback", "lab"]) == 0
+    assert "Rolled back lab to 2026-02-10" in capsys.readouterr().out
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v2"])
+    assert sorted(p.name for p in d.iterdir()) == ["lab.previous.sqlite", "lab.sqlite"]
+    assert main(["rollback", "Not An Id"]) == 1
+    assert "not valid" in capsys.readouterr().err
+
+
+def _flip_a_bit_in_a_guide(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    at = data.index(b"Run the scanner sketch")
+    data[at + 4] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _damaged(kind: str, good: Path, tmp_path: Path, monkeypatch) -> Path:
+    bad = tmp_path / f"{kind}.sqlite"
+    if kind == "not-sqlite":
+        bad.write_text("# Lesson 1\nThis is a Markdown file renamed to .sqlite\n")
+        return bad
+    if kind == "zero-bytes":
+        bad.write_bytes(b"")
+        return bad
+    shutil.copy(good, bad)
+    if kind == "bit-flipped":
+        _flip_a_bit_in_a_guide(bad)
+    elif kind == "truncated":
+        bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    elif kind == "edited-chunk":
+        edit(bad, "UPDATE chunks SET text = replace(text, '0x3C', '0x3E') WHERE text LIKE '%0x3C%'")
+    elif kind == "newer-schema":
+        edit(bad, "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    elif kind == "no-digest":
+        edit(bad, "DELETE FROM meta WHERE key = 'content_digest'")
+    elif kind == "other-embedding-model":
+        import app.embedding
+
+        monkeypatch.setattr(app.embedding, "manifest_embedding", lambda: ("sentence-transformers/x", 384, "abc"))
+    return bad
+
+
+@pytest.mark.parametrize("kind,says", [
+    ("bit-flipped", "is damaged"),
+    ("not-sqlite", "not a SQLite file"),
+    ("zero-bytes", "is empty (0 bytes)"),
+    ("truncated", "is truncated"),
+    ("edited-chunk", "differs from the digest recorded"),
+    ("newer-schema", "newer Lantern"),
+    ("no-digest", "records no content digest"),
+    ("other-embedding-model", "was built with the embedding model fake/bag-of-words"),
+])
+def test_a_bad_bundle_is_refused_in_one_sentence_and_nothing_changes(versions, tmp_path, monkeypatch, capsys,
+                                                                     kind, says):
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0 and install(versions["other"]) == 0
+    capsys.readouterr()
+    before = snapshot(d)
+    bad = _damaged(kind, versions["v2"], tmp_path, monkeypatch)
+    assert install(bad, "--json") == 1
+    captured = capsys.readouterr()
+    assert says in captured.err and captured.out == ""
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert snapshot(d) == before
+    if kind != "other-embedding-model":  # the installed courses still open and verify
+        assert [e["state"] for e in _listed(d, capsys)] == ["ok", "ok"]
+
+
+def _listed(folder: Path, capsys) -> list[dict]:
+    assert main(["courses", "--json", "--dir", str(folder)]) == 0
+    return json.loads(capsys.readouterr().out)["courses"]
+
+
+def test_without_yes_a_script_is_refused_and_a_terminal_is_asked(versions, monkeypatch, capsys):
+    import io
+
+    d = versions["dir"]
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal
+    assert main(["install", str(versions["v1"])]) == 1
+    assert "run it again with --yes" in capsys.readouterr().err.lower()
+    assert snapshot(d) == {}
+    monkeypatch.setattr("sys.stdin", Terminal("n\n"))
+    assert main(["install", str(versions["v1"])]) == 1
+    captured = capsys.readouterr()
+    assert "new install" in captured.out and "[y/N]" in captured.err and "cancelled" in captured.err
+    assert snapshot(d) == {}
+    monkeypatch.setattr("sys.stdin", Terminal("y\n"))
+    assert main(["install", str(versions["v1"])]) == 0
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v1"])
+
+
+def test_an_interrupted_copy_or_a_failed_rename_changes_nothing(versions, monkeypatch, capsys):
+    import app.bundle.install as inst
+
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0
+    capsys.readouterr()
+    before = snapshot(d)
+    real_copy = inst._copy
+
+    def half_copy(source, dest):
+        dest.write_bytes(Path(source).read_bytes()[:4096])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(inst, "_copy", half_copy)
+    assert install(versions["v2"]) == 1
+    assert "No space left on device" in capsys.readouterr().err and snapshot(d) == before
+
+    def garbled_copy(source, dest):
+        dest.write_bytes(Path(source).read_bytes())
+        _flip_a_bit_in_a_guide(dest)
+
+    monkeypatch.setattr(inst, "_copy", garbled_copy)
+    assert install(versions["v2"]) == 1
+    assert "does not match the original" in capsys.readouterr().err and snapshot(d) == before
+    monkeypatch.setattr(inst, "_copy", real_copy)
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if Path(dst).name == "lab.sqlite":
+            raise OSError(13, "Permission denied")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(inst.os, "replace", failing_replace)
+    assert install(versions["v2"]) == 1
+    assert "installed version is unchanged" in capsys.readouterr().err
+    assert snapshot(d)["lab.sqlite"] == before["lab.sqlite"]
+    assert not [p for p in d.iterdir() if p.name.startswith(".")]  # no temporary file left behind
