@@ -1,4 +1,4 @@
-"""Command line: ``lantern build | check | inspect | search | ask | eval`` (no arguments opens the desktop app).
+"""Command line: ``lantern build | check | inspect | courses | install | rollback | search | ask | eval`` (no arguments opens the desktop app).
 
 ``--json`` prints exactly one JSON document on stdout; progress, warnings and logs go
 to stderr. Exit codes: 0 success (including answers that decline or say "not
@@ -29,6 +29,8 @@ EXAMPLES = """examples:
   lantern ask --bundle corpus_bundle/esp32-starter.sqlite --json "What does ledcAttach do?"
   lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
   lantern inspect corpus_bundle/esp32-starter.sqlite
+  lantern courses
+  lantern install /media/usb/esp32-starter.sqlite
   lantern --self-test
   lantern eval --bundle corpus_bundle/esp32-starter.sqlite tests/data/esp32-starter.eval.jsonl
 """

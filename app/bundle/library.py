@@ -391,7 +391,9 @@ def mark_older_versions(entries: list[CourseEntry]) -> list[CourseEntry]:
         best = newest.get(entry.course_id)
         if entry.state == STATE_OK and best is not None and entry is not best:
             entry.state = STATE_OLDER
-            entry.reason = f"a newer version of {entry.course_id} ({best.version}) is at {best.path}"
+            entry.reason = (f"the same corpus version of {entry.course_id}, built later, is at {best.path}"
+                            if entry.corpus_version == best.corpus_version else
+                            f"a newer version of {entry.course_id} ({best.version}) is at {best.path}")
     return entries
 
 
