@@ -6,7 +6,6 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 import shiboken6  # noqa: E402

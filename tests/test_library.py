@@ -162,7 +162,7 @@ def library(tmp_path, monkeypatch):
 def test_courses_lists_every_folder_with_states_and_resolves_duplicates(course, library, monkeypatch, capsys):
     library["machine"].mkdir()
     library["user"].mkdir()
-    old = build_at(course, library["machine"] / "lab.sqlite", "2026-01-10T09:00:00", monkeypatch)
+    build_at(course, library["machine"] / "lab.sqlite", "2026-01-10T09:00:00", monkeypatch)
     (course / "lessons" / "extra.md").write_text("# Extra\n\nA new lesson about the buzzer on GPIO 4.\n")
     new = build_at(course, library["user"] / "lab-v2.sqlite", "2026-02-10T09:00:00", monkeypatch)
     other = build_at(course, library["user"] / "other.sqlite", "2026-01-01T00:00:00", monkeypatch,
@@ -450,3 +450,14 @@ def test_an_interrupted_copy_or_a_failed_rename_changes_nothing(versions, monkey
     assert "installed version is unchanged" in capsys.readouterr().err
     assert snapshot(d)["lab.sqlite"] == before["lab.sqlite"]
     assert not [p for p in d.iterdir() if p.name.startswith(".")]  # no temporary file left behind
+
+
+def test_a_damaged_installed_copy_is_replaced_by_a_good_one_with_a_note(versions, capsys):
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0
+    _flip_a_bit_in_a_guide(d / "lab.sqlite")
+    capsys.readouterr()
+    assert install(versions["v1"], "--json") == 0  # same version, but the installed copy fails verification
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["result"] == "installed" and doc["old"] is None and "could not be verified" in doc["notes"][0]
+    assert [e["state"] for e in _listed(d, capsys)] == ["ok"]
