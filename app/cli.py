@@ -1,4 +1,4 @@
-"""Command line: ``lantern build | check | inspect | search | ask | eval`` (no arguments opens the desktop app).
+"""Command line: ``lantern build | check | inspect | courses | install | rollback | search | ask | eval`` (no arguments opens the desktop app).
 
 ``--json`` prints exactly one JSON document on stdout; progress, warnings and logs go
 to stderr. Exit codes: 0 success (including answers that decline or say "not
@@ -29,6 +29,8 @@ EXAMPLES = """examples:
   lantern ask --bundle corpus_bundle/esp32-starter.sqlite --json "What does ledcAttach do?"
   lantern check courses/esp32-starter corpus_bundle/esp32-starter.sqlite
   lantern inspect corpus_bundle/esp32-starter.sqlite
+  lantern courses
+  lantern install /media/usb/esp32-starter.sqlite
   lantern --self-test
   lantern eval --bundle corpus_bundle/esp32-starter.sqlite tests/data/esp32-starter.eval.jsonl
 """
@@ -50,12 +52,16 @@ def _parser() -> argparse.ArgumentParser:
                            description="Read a folder of course guides, chunk, embed and index them, and write "
                            "one bundle file (written to a temporary file and renamed into place).",
                            epilog="examples:\n  lantern build courses/esp32-starter -o corpus_bundle/esp32-starter.sqlite\n"
+                           "  lantern build guides/ -o esp32.sqlite --id esp32-starter --title 'ESP32 Starter Lab'\n"
                            "  lantern build courses/esp32-starter -o new.sqlite --previous old.sqlite   "
                            "(reuse unchanged embeddings)",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
     build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
     build.add_argument("--title", default="", help="course title shown in the app (default: folder name)")
+    build.add_argument("--id", dest="course_id", default="", metavar="ID",
+                       help="stable course id, e.g. esp32-starter: lower-case letters, digits and hyphens; bundles "
+                       "with one id are versions of one course (default: the folder's name as a slug)")
     build.add_argument("--include", action="append", default=[], metavar="GLOB", help="also read files matching GLOB")
     build.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files matching GLOB")
     build.add_argument("--json", action="store_true", help="print a JSON report on stdout")
@@ -75,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--search-only", action="store_true", help="do not load the chat model; show passages")
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
     _add_instructor_commands(sub)
+    _add_library_commands(sub)
 
     ev = sub.add_parser("eval", help="measure retrieval on a labelled question file",
                         description="Run every question of a question file (JSON Lines, format in docs/eval.md) "
@@ -128,23 +135,26 @@ def _retriever(bundle, keyword_only: bool, fusion: str = DEFAULT_FUSION):
 def _cmd_build(args) -> int:
     from .build_progress import BuildProgress
     from .bundle.builder import build_bundle
+    from .bundle.library import check_course_id, default_course_id
     from .embedding import FastEmbedder
     from .ingest.reader import check_course_folder
 
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
+    course_id = check_course_id(args.course_id) if args.course_id else default_course_id(args.source_dir)
     embedder = FastEmbedder()
     progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
                               include=args.include, exclude=args.exclude, progress=progress,
-                              previous=args.previous, reuse=not args.full)
+                              previous=args.previous, reuse=not args.full, course_id=course_id)
     finally:
         progress.close()
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
-    summary = {"bundle": str(report.bundle), "corpus_version": report.corpus_version, "sources": report.sources,
+    summary = {"bundle": str(report.bundle), "course_id": course_id, "corpus_version": report.corpus_version,
+               "sources": report.sources,
                "chunks": report.chunks, "assets": report.assets, "embedded": report.embedded,
                "reused": report.reused, "previous": str(report.previous) if report.previous else None,
                "seconds": round(report.seconds, 1), "warnings": report.warnings, "notes": report.notes}
@@ -153,7 +163,7 @@ def _cmd_build(args) -> int:
     else:
         reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
                  if report.previous else f"; {report.embedded} chunks embedded")
-        print(f"Built {report.bundle}: {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
+        print(f"Built {report.bundle} (course id {course_id}): {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
               f"{_count(report.assets, 'image')} "
               f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
     return 0
@@ -390,6 +400,147 @@ def _cmd_eval(args) -> int:
     return 0
 
 
+# --- the course library (issue 12): courses, install, rollback -------------------------
+
+def _add_library_commands(sub) -> None:
+    """Add ``courses``, ``install`` and ``rollback``."""
+    courses = sub.add_parser(
+        "courses", help="list the course bundles this PC has, with their version and state",
+        description="Find every course bundle in, in order: the app's own folders, the machine-wide folder "
+        "($LANTERN_COURSES_DIR, else platformdirs' site data folder), the user's data folder, and the settings "
+        "file's bundle. Each bundle is opened read-only and verified (SQLite quick_check and content digest); "
+        "its state is ok, damaged, needs-newer-app or older-version (another copy of the same course id is "
+        "newer). The --json shape is documented in docs/instructors.md.",
+        epilog="examples:\n  lantern courses\n  lantern courses --json\n"
+        "  lantern courses --dir /media/usb   (only the bundles on a USB stick)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    courses.add_argument("--dir", action="append", type=Path, default=None, metavar="D",
+                         help="list only the bundles in folder D (repeatable)")
+    courses.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    install = sub.add_parser(
+        "install", help="verify a course bundle, show what changes, and install it (keeping the previous version)",
+        description="Verify BUNDLE (SQLite integrity, schema, embedding model, content digest), compare it with "
+        "the installed version of the same course id (guides added, changed and removed; chunk counts; old and "
+        "new version), then copy it into the course folder as ID.sqlite atomically, keeping the installed "
+        "version as ID.previous.sqlite for `lantern rollback`. The same corpus version is already current "
+        "(exit 0); an older version is refused unless --allow-downgrade. Without --yes, the change is shown "
+        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. "
+        "Exit 0 installed or already current, 1 refused (one sentence on stderr; nothing changed).",
+        epilog="examples:\n  lantern install /media/usb/esp32-starter.sqlite\n"
+        "  lantern install /media/usb/esp32-starter.sqlite --yes --json   (scripts)\n"
+        "  lantern install old.sqlite --allow-downgrade --yes\n"
+        "  LANTERN_COURSES_DIR=/usr/local/share/lantern/courses lantern install course.sqlite --yes   (all users)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    install.add_argument("bundle", type=Path, help="the course bundle file to install (.sqlite)")
+    install.add_argument("--dir", type=Path, metavar="D", help="course folder to install into (default: "
+                         "$LANTERN_COURSES_DIR, else the user's course folder)")
+    install.add_argument("--yes", action="store_true", help="install without asking for confirmation")
+    install.add_argument("--allow-downgrade", action="store_true", help="install even if it is older than the "
+                         "installed version")
+    install.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    rollback = sub.add_parser(
+        "rollback", help="restore the version of a course installed before the last install",
+        description="Swap ID.sqlite and ID.previous.sqlite in the course folder (verifying the kept version "
+        "first), so the version installed before the last `lantern install` is back; a second rollback "
+        "restores the newer one. Exit 0 rolled back, 1 refused (nothing changed).",
+        epilog="example:\n  lantern rollback esp32-starter",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rollback.add_argument("course_id", help="the course id (as `lantern courses` lists it)")
+    rollback.add_argument("--dir", type=Path, metavar="D", help="course folder (default: as for install)")
+    rollback.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def _app_embedding():
+    """``(model id, dim, checksum)`` of this app's embedding model, or None when the manifest cannot be read."""
+    from . import embedding
+
+    try:
+        return embedding.manifest_embedding()
+    except ModelError:
+        return None
+
+
+def _cmd_courses(args) -> int:
+    from .bundle.library import CourseFolder, course_folders, list_courses
+
+    folders = [CourseFolder("dir", d) for d in args.dir] if args.dir else course_folders()
+    entries = list_courses(folders, embedding=_app_embedding())
+    if args.json:
+        print(json.dumps({"folders": [{"kind": f.kind, "path": str(f.path), "exists": f.path.exists()}
+                                      for f in folders],
+                          "courses": [e.as_json() for e in entries]}, ensure_ascii=False))
+        return 0
+    if not entries:
+        print("No course bundles found. Looked in:")
+        for f in folders:
+            print(f"  {f.kind:<8} {f.path}{'' if f.path.exists() else '  (does not exist)'}")
+        return 0
+    for e in entries:
+        counts = (f"{_count(e.guides, 'guide')}, {_count(e.chunks, 'chunk')}" if e.guides is not None else "")
+        print(f"{e.state:<15} {e.course_id}  {e.title}  {e.version}  {counts}".rstrip())
+        print(f"                {e.path}  ({e.folder})")
+        if e.reason:
+            print(f"                {e.reason}")
+    return 0
+
+
+def _confirm_install(args):
+    """The confirmation policy of ``install`` (docs/instructors.md): ``--yes`` goes on; on a terminal the
+    change is shown and a ``y`` answer goes on; without a terminal (a script, a pipe) the install is
+    refused, because nobody has seen what it would replace."""
+    def confirm(plan) -> bool:
+        if args.yes:
+            return True
+        if not sys.stdin or not sys.stdin.isatty():
+            raise LanternError(f"Installing {plan.course_id} {plan.new.version} needs confirmation and there is no "
+                               "terminal to ask on; nothing was changed. Run it again with --yes.")
+        out = sys.stderr if args.json else sys.stdout
+        print("\n".join(plan.lines()), file=out)
+        print(f"Install {plan.new.version} into {plan.installed.parent}? [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    return confirm
+
+
+def _cmd_install(args) -> int:
+    from .bundle.install import install_bundle
+    from .bundle.library import default_install_dir
+
+    folder = args.dir or default_install_dir()
+    result = install_bundle(args.bundle, folder, embedding=_app_embedding(), allow_downgrade=args.allow_downgrade,
+                            confirm=_confirm_install(args))
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    elif result.result == "already-current":
+        print(f"{result.course_id} {result.old.version} is already installed at {result.installed} "
+              f"(same corpus version); nothing to do.")
+    else:
+        if args.yes:
+            print("\n".join(result.lines()))
+        kept = f"; the previous version is kept as {result.previous.name}" if result.previous else ""
+        print(f"Installed {result.course_id} {result.new.version} as {result.installed}{kept}.")
+    return 0
+
+
+def _cmd_rollback(args) -> int:
+    from .bundle.install import rollback_course
+    from .bundle.library import default_install_dir
+
+    result = rollback_course(args.course_id, args.dir or default_install_dir())
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    else:
+        print("\n".join(result.lines()))
+        print(f"Rolled back {result.course_id} to {result.new.version}"
+              + (f"; {result.old.version} is kept as {result.previous.name} (roll back again to restore it)."
+                 if result.old and result.previous else "."))
+    return 0
+
+
+LIBRARY_COMMANDS = {"courses": _cmd_courses, "install": _cmd_install, "rollback": _cmd_rollback}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``lantern`` and ``python -m app``; returns the exit code."""
     logging.basicConfig(level=os.environ.get("LANTERN_LOG", "WARNING"), stream=sys.stderr,
@@ -409,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {problem}", file=sys.stderr)
         commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask, "eval": _cmd_eval}
         commands.update(INSTRUCTOR_COMMANDS)
+        commands.update(LIBRARY_COMMANDS)
         return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -208,14 +208,15 @@ def test_check_cli_exit_codes_follow_diff(course, bundle_path, tmp_path, capsys,
 def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     assert main(["inspect", str(bundle_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"path", "size_bytes", "title", "corpus_version", "schema_version", "built_at", "embedding",
-                        "chunker", "libraries", "counts", "integrity"}
+    assert set(doc) == {"path", "size_bytes", "title", "course", "corpus_version", "schema_version", "built_at",
+                        "embedding", "chunker", "libraries", "counts", "integrity"}
     assert doc["title"] == "Test course" and doc["schema_version"] == 1
     assert doc["embedding"] == {"model_id": "fake/bag-of-words", "dim": 64, "checksum": "fake-checksum"}
     counts = doc["counts"]
     assert counts["sources"] == 2 and counts["assets"] == 1
     assert counts["chunks"] == counts["chunks_fts"] == counts["chunk_vectors"] > 0
-    assert doc["integrity"] == {"ok": True, "problems": [], "sampled_chunks": counts["chunks"], "sampled_assets": 1}
+    assert doc["integrity"] == {"ok": True, "problems": [], "sampled_chunks": counts["chunks"], "sampled_assets": 1,
+                                "content_digest": "verified"}
     assert doc["size_bytes"] == bundle_path.stat().st_size
     assert main(["inspect", str(bundle_path)]) == 0
     assert "integrity       ok" in capsys.readouterr().out

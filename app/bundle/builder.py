@@ -34,6 +34,7 @@ from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
 from ..retrieval.lexical import build_index, index_params
+from .library import check_course_id, default_course_id, identity_meta
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
 
@@ -108,11 +109,13 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
 def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
-                 previous: Path | None = None, reuse: bool = True) -> BuildReport:
+                 previous: Path | None = None, reuse: bool = True, course_id: str = "") -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
     Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
-    whose indexed-text sha256 is unchanged, unless ``reuse`` is False. Raises
+    whose indexed-text sha256 is unchanged, unless ``reuse`` is False. ``course_id`` (default: the
+    folder's name as a slug) is recorded with a content digest (library.py). Raises
+    :class:`LanternError` for an invalid ``course_id``,
     :class:`CourseFolderError` for a missing/unreadable/empty course folder and
     :class:`LanternError` when the output cannot be written; the previous ``output`` is
     then untouched.
@@ -120,6 +123,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     started = time.perf_counter()
     notify = progress or (lambda stage, done, total: None)
     output = Path(output)
+    course_id = check_course_id(course_id) if course_id else default_course_id(source_dir)
     if output.exists() and output.is_dir():
         raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
     if previous is not None and not Path(previous).is_file():
@@ -143,7 +147,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
     try:
-        embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify)
+        embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify,
+                          course_id)
         os.replace(tmp, output)
     except OSError as exc:
         raise LanternError(f"The bundle {output} could not be written ({exc.strerror or exc}); "
@@ -223,7 +228,7 @@ def _write_vector_blocks(conn, count: int, dim: int) -> None:
 
 
 def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
-           globs: dict, notify: Progress) -> int:
+           globs: dict, notify: Progress, course_id: str) -> int:
     """Write every table of the bundle to ``tmp``; returns how many chunks were embedded."""
     if tmp.exists():
         tmp.unlink()
@@ -296,6 +301,8 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         }
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
+        meta.update(identity_meta(conn, meta, course_id))  # course id, version, content digest (issue 12)
+        with conn:
             conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         with conn:  # last: it covers every row written above (the reader checks it at open)
             conn.execute("INSERT INTO meta VALUES (?, ?)", (CONTENT_DIGEST_KEY, content_digest(conn)))

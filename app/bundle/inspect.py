@@ -11,7 +11,9 @@ Integrity checks, all read-only:
   the chunk text equals its character span of the stored guide text;
 - for a sample of images: the sha256 of the stored bytes equals the stored digest;
 - for the same sample of chunks: the vector the app searches (``vector_blocks``, when the
-  bundle has it) equals the one stored in ``chunk_vectors``.
+  bundle has it) equals the one stored in ``chunk_vectors``;
+- the content digest recorded at build time equals the one recomputed now (library.py), when
+  the bundle records one.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import apsw
 import numpy as np
 
 from ..errors import BundleError
+from .library import DIGEST_MISMATCH, bundle_identity, verify_digest
 from .reader import BundleReader
 from .schema import CONTENT_DIGEST_KEY, content_digest
 
@@ -35,12 +38,14 @@ DEFAULT_SAMPLE = 200
 @dataclass(frozen=True)
 class Integrity:
     """``ok`` when no problem was found; ``problems`` are sentences; ``sampled_chunks`` and
-    ``sampled_assets`` say how many digests were verified."""
+    ``sampled_assets`` say how many digests were verified; ``content_digest`` is ``verified``,
+    ``mismatch`` or ``not-recorded`` (a bundle built before digests existed)."""
 
     ok: bool
     problems: tuple[str, ...]
     sampled_chunks: int
     sampled_assets: int
+    content_digest: str = "not-recorded"
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class Inspection:
     path: str
     size_bytes: int
     title: str
+    course: dict
     corpus_version: str
     schema_version: int
     built_at: str
@@ -73,6 +79,10 @@ class Inspection:
                   "verified; row counts agree)" if self.integrity.ok else "FAILED")
         out = [f"{self.path}",
                f"  title           {self.title}",
+               f"  course id       {self.course['id']}" + (" (from the file name)" if self.course["id_derived"] else ""),
+               f"  version         {self.course['version']}",
+               f"  content digest  {(self.course['content_digest'] or 'not recorded (built before digests)')[:16]}"
+               f"{'' if not self.course['content_digest'] else ' (' + self.integrity.content_digest + ')'}",
                f"  corpus version  {self.corpus_version}",
                f"  schema version  {self.schema_version}",
                f"  built at        {self.built_at}",
@@ -179,8 +189,13 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> 
     if bad_assets:
         problems.append(f"{len(bad_assets)} images have bytes whose sha256 differs from the stored digest "
                         f"(first: {bad_assets[0]})")
+    with bundle._lock:
+        digest = verify_digest(bundle._conn, bundle.meta)
+    if digest == DIGEST_MISMATCH:
+        problems.append("the content digest recomputed now differs from the one recorded at build time: "
+                        "the bundle was changed after it was built")
     return Integrity(ok=not problems, problems=tuple(problems), sampled_chunks=len(picked),
-                     sampled_assets=len(asset_paths))
+                     sampled_assets=len(asset_paths), content_digest=digest)
 
 
 def _count(q, table: str) -> int:
@@ -203,8 +218,11 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
         meta = bundle.meta
         counts = {table: _count(q, table)
                   for table in ("sources", "chunks", "headings", "assets", "chunks_fts", "chunk_vectors")}
+        who = bundle_identity(meta, Path(path))
         return Inspection(
             path=str(path), size_bytes=Path(path).stat().st_size, title=bundle.title,
+            course={"id": who.course_id, "id_derived": who.derived, "version": who.course_version,
+                    "content_digest": who.content_digest},
             corpus_version=bundle.corpus_version, schema_version=int(meta["schema_version"]),
             built_at=meta.get("built_at", ""),
             embedding={"model_id": meta["embedding_model_id"], "dim": int(meta["embedding_dim"]),

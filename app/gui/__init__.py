@@ -105,10 +105,9 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-    from ..bundle.reader import BundleReader
     from ..config import Settings, default_bundle, settings_problems
     from ..errors import LanternError
-    from .main_window import MainWindow
+    from .courses import CourseSwitcher
     from .workers import load_assistant
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -128,21 +127,20 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
             print("No course bundle chosen; build one with `lantern build COURSE_FOLDER -o BUNDLE`.", file=sys.stderr)
             return 1
         path = Path(chosen)
+    # One window at a time; the Course menu switches course without restarting (courses.py).
+    switcher = CourseSwitcher(lambda bundle: (lambda report: load_assistant(bundle, model_path, report)))
     try:
-        bundle = BundleReader(Path(path))
+        window = switcher.open(Path(path))
     except LanternError as exc:
         print(str(exc), file=sys.stderr)
         QMessageBox.critical(None, "Lantern", str(exc))
         return 1
-
-    window = MainWindow(bundle, lambda report: load_assistant(bundle, model_path, report))
-    window.show()
     problems = settings_problems()
     if problems:  # a hand-edited settings file: say what was ignored, then go on with the defaults
         print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
         window._show_note(" ".join(problems))
     code = app.exec()
-    window.shutdown()
+    switcher.window.shutdown()
     return int(code)
 
 

@@ -1,0 +1,360 @@
+"""Install a course bundle into a course folder, verified and atomic; roll back (issue 12).
+
+``lantern install BUNDLE`` (often from a USB stick) goes through these steps, and nothing in the
+course folder changes until the last one:
+
+1. **verify** the file as given: it is a whole SQLite file (header, size against the page count),
+   a Lantern bundle of a schema this app reads, passes SQLite's ``integrity_check``, was built
+   with this app's embedding model, and its content digest recomputed now equals the one recorded
+   at build time (library.py);
+2. **compare** it with the installed version of the same course id (``D/ID.sqlite``): guides
+   added, changed and removed, chunk counts, old and new version; the same corpus version is
+   "already current" (nothing to do), an older build is refused unless downgrades are allowed;
+3. **confirm** (the caller decides how: ``--yes``, or a question on a terminal);
+4. **copy** into a temporary file in the course folder, flush it to disk (fsync) and verify
+   the copy's digest again (a copy cut short or garbled on the way is caught here);
+5. **replace**: the installed file is kept as ``ID.previous.sqlite`` (hard link, or a copy where
+   links are not supported) and the new file is renamed over ``ID.sqlite`` with ``os.replace``,
+   so ``ID.sqlite`` is at every moment either the old or the new complete bundle.
+
+``rollback`` swaps ``ID.sqlite`` and ``ID.previous.sqlite`` the same way (a second rollback
+restores the newer version). Every refusal is a :class:`~app.errors.BundleError` whose message is
+one sentence naming the problem and the fix. Paths are handled with :mod:`pathlib` and
+:func:`os.replace`, which work on Linux, Windows and macOS (on Windows a bundle that a running app
+has open cannot be replaced: close the app first).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import apsw
+
+from ..errors import BundleError
+from .library import (DIGEST_MISMATCH, DIGEST_NOT_RECORDED, PREVIOUS_SUFFIX, _too_new, bundle_identity,
+                      check_course_id, verify_digest)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Bytes copied at a time (1 MiB).
+COPY_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class BundleFacts:
+    """What install compares: identity, counts, and ``guides`` (course-relative path -> sha256 of the
+    guide file)."""
+
+    path: Path
+    course_id: str
+    title: str
+    version: str
+    corpus_version: str
+    built_at: str
+    content_digest: str | None
+    guides: dict[str, str]
+    chunks: int
+
+    def as_json(self) -> dict:
+        return {"path": str(self.path), "course_id": self.course_id, "title": self.title, "version": self.version,
+                "corpus_version": self.corpus_version, "built_at": self.built_at, "guides": len(self.guides),
+                "chunks": self.chunks}
+
+
+@dataclass
+class InstallResult:
+    """What ``install`` (or ``rollback``) did or would do.
+
+    ``result`` is ``installed``, ``already-current`` or ``rolled-back``; ``change`` is ``new``,
+    ``upgrade``, ``downgrade`` or ``same``; ``old`` is the version installed before (None when the
+    course was not installed or its file was unreadable); ``installed`` is ``D/ID.sqlite`` and
+    ``previous`` the kept version (None when there is none).
+    """
+
+    result: str
+    change: str
+    course_id: str
+    installed: Path
+    new: BundleFacts
+    old: BundleFacts | None
+    previous: Path | None = None
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        """The ``install --json`` / ``rollback --json`` document (docs/instructors.md)."""
+        return {"result": self.result, "change": self.change, "course_id": self.course_id,
+                "installed": str(self.installed), "previous": str(self.previous) if self.previous else None,
+                "old": self.old.as_json() if self.old else None, "new": self.new.as_json(),
+                "guides": {"added": self.added, "changed": self.changed, "removed": self.removed},
+                "notes": self.notes}
+
+    def lines(self) -> list[str]:
+        """What changes, for people: versions, chunk counts and guides added, changed and removed."""
+        new = self.new
+        out = [f"Course {self.course_id} ({new.title})"]
+        if self.old is None:
+            out.append(f"  new install     {new.version}: {len(new.guides)} guides, {new.chunks} chunks")
+        else:
+            out.append(f"  installed       {self.old.version}: {len(self.old.guides)} guides, {self.old.chunks} chunks")
+            out.append(f"  {self.change:<15} {new.version}: {len(new.guides)} guides, {new.chunks} chunks "
+                       f"({new.chunks - self.old.chunks:+d})")
+            for label, paths in (("added", self.added), ("changed", self.changed), ("removed", self.removed)):
+                if paths:
+                    shown = ", ".join(paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+                    out.append(f"  guides {label:<8} {len(paths)}: {shown}")
+            if not (self.added or self.changed or self.removed):
+                out.append("  guides          unchanged (the chunking or the embeddings differ)")
+        out.extend(f"  note: {n}" for n in self.notes)
+        return out
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """Refuse a file that is missing, empty, not SQLite, or shorter than its header says."""
+    if not path.exists():
+        raise BundleError(f"The bundle {path} does not exist; check the path (for a USB stick, that it is mounted).")
+    if not path.is_file():
+        raise BundleError(f"{path} is a folder, not a bundle; give the path of a course bundle (.sqlite) file.")
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise BundleError(f"The bundle {path} cannot be read ({exc.strerror or exc}); copy it to this PC and "
+                          "install the copy.") from exc
+    if size == 0:
+        raise BundleError(f"The bundle {path} is empty (0 bytes), probably an interrupted copy; copy it again.")
+    if not header.startswith(SQLITE_HEADER):
+        raise BundleError(f"{path} is not a course bundle (not a SQLite file); give the .sqlite file "
+                          "`lantern build` wrote.")
+    if len(header) == 100:
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        if pages and size < page_size * pages:
+            raise BundleError(f"The bundle {path} is truncated ({size:,} of {page_size * pages:,} bytes), probably "
+                              "an interrupted copy; copy it again.")
+
+
+def verify_bundle(path: Path, embedding: tuple[str, int, str] | None) -> BundleFacts:
+    """Verify ``path`` as step 1 of the module docstring and return what install compares.
+
+    ``embedding`` is ``(model id, dim, checksum)`` of this app's embedding model (None: not checked).
+    Raises :class:`BundleError` (one sentence) for every problem. Reads the whole file about twice.
+    """
+    from .reader import BundleReader
+
+    path = Path(path)
+    _check_sqlite_file(path)
+    try:
+        reader = BundleReader(path)
+    except BundleError as exc:
+        newer = _too_new(path)
+        if newer:
+            raise BundleError(f"The bundle {path} was made by a newer Lantern: {newer}.") from exc
+        raise
+    try:
+        meta = reader.meta
+        damaged = f"The bundle {path} is damaged ({{}}); copy it again or rebuild it with `lantern build`."
+        try:
+            check = [str(r[0]) for r in reader._query("PRAGMA integrity_check(5)")]
+            if check != ["ok"]:
+                raise BundleError(damaged.format(f"SQLite's integrity check reports: {check[0]}"))
+            with reader._lock:
+                digest = verify_digest(reader._conn, meta)
+            guides = dict(reader._query("SELECT path, sha256 FROM sources ORDER BY path"))
+            chunks = reader.chunk_count()
+        except apsw.Error as exc:
+            raise BundleError(damaged.format(f"it cannot be read to the end: {exc.__class__.__name__}")) from exc
+        if digest == DIGEST_NOT_RECORDED:
+            raise BundleError(f"The bundle {path} records no content digest (it was built before Lantern recorded "
+                              "them), so it cannot be verified; rebuild it with `lantern build` and install that.")
+        if digest == DIGEST_MISMATCH:
+            raise BundleError(damaged.format("its content differs from the digest recorded when it was built"))
+        theirs = (meta["embedding_model_id"], meta["embedding_dim"], meta["embedding_checksum"])
+        if embedding is not None and theirs != (embedding[0], str(embedding[1]), embedding[2]):
+            raise BundleError(f"The bundle {path} was built with the embedding model {theirs[0]} ({theirs[1]} dims, "
+                              f"checksum {theirs[2][:12]}), not this app's {embedding[0]} ({embedding[1]} dims, "
+                              f"checksum {embedding[2][:12]}); rebuild it with this Lantern's models.")
+        who = bundle_identity(meta, path)
+        return BundleFacts(path=path, course_id=who.course_id, title=reader.title, version=who.course_version,
+                           corpus_version=who.corpus_version, built_at=who.built_at,
+                           content_digest=who.content_digest, guides=guides, chunks=chunks)
+    finally:
+        reader.close()
+
+
+def _installed_facts(path: Path, embedding) -> tuple[BundleFacts | None, str]:
+    """The installed version (None when absent or unreadable) and a note when it is unreadable."""
+    if not path.exists():
+        return None, ""
+    try:
+        return verify_bundle(path, None), ""
+    except BundleError as exc:
+        return None, f"the installed file could not be verified and will be replaced ({exc})"
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (the renames) to disk where the OS allows it (not on Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _copy(source: Path, dest: Path) -> None:
+    """Copy ``source`` to ``dest`` and flush ``dest`` to disk. Raises OSError."""
+    with open(source, "rb") as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out, COPY_CHUNK)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _keep_copy(current: Path, keep: Path, folder: Path) -> None:
+    """Make ``keep`` a complete copy of ``current`` (a hard link when possible), atomically."""
+    tmp = folder / f".{keep.name}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        try:
+            os.link(current, tmp)
+        except OSError:
+            _copy(current, tmp)
+        os.replace(tmp, keep)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _prepare_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BundleError(f"The course folder {folder} cannot be created ({exc.strerror or exc}); choose another "
+                          "with --dir or ask the lab admin for write access.") from exc
+
+
+def installed_paths(folder: Path, course_id: str) -> tuple[Path, Path]:
+    """``(D/ID.sqlite, D/ID.previous.sqlite)`` for a course id."""
+    return folder / f"{course_id}.sqlite", folder / f"{course_id}{PREVIOUS_SUFFIX}"
+
+
+def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str] | None,
+                   allow_downgrade: bool = False,
+                   confirm: Callable[[InstallResult], bool] | None = None) -> InstallResult:
+    """Install ``source`` into ``folder`` as ``ID.sqlite`` (steps in the module docstring).
+
+    ``confirm`` is called with the planned result before anything is written and must return True
+    to go on (None: go on). Returns the result (``installed`` or ``already-current``). Raises
+    :class:`BundleError` for a refusal (bad file, older version without ``allow_downgrade``, no
+    confirmation, a copy or rename that failed); the course folder is then as it was.
+    """
+    source, folder = Path(source), Path(folder)
+    new = verify_bundle(source, embedding)
+    check_course_id(new.course_id)
+    current, keep = installed_paths(folder, new.course_id)
+    old, note = _installed_facts(current, embedding)
+    if old is None:
+        change = "new" if not current.exists() else "upgrade"
+    elif old.corpus_version == new.corpus_version:
+        change = "same"
+    else:
+        change = "downgrade" if new.built_at < old.built_at else "upgrade"
+    old_guides = old.guides if old else {}
+    plan = InstallResult(
+        result="installed", change=change, course_id=new.course_id, installed=current, new=new, old=old,
+        previous=keep if keep.exists() else None,
+        added=sorted(set(new.guides) - set(old_guides)) if old else [],
+        changed=sorted(p for p in new.guides if p in old_guides and old_guides[p] != new.guides[p]),
+        removed=sorted(set(old_guides) - set(new.guides)), notes=[note] if note else [])
+    if change == "same":
+        plan.result = "already-current"
+        return plan
+    if change == "downgrade" and not allow_downgrade:
+        raise BundleError(f"The bundle {source} is an older version of {new.course_id} ({new.version}) than the "
+                          f"installed one ({old.version}); nothing was changed. Pass --allow-downgrade to install it anyway.")
+    if confirm is not None and not confirm(plan):
+        raise BundleError(f"Installation of {new.course_id} {new.version} was cancelled; nothing was changed.")
+    _prepare_folder(folder)
+    tmp = folder / f".{new.course_id}.{uuid.uuid4().hex[:8]}.installing"
+    try:
+        try:
+            _copy(source, tmp)
+        except OSError as exc:
+            raise BundleError(f"Copying {source} into {folder} failed ({exc.strerror or exc}); nothing was changed. "
+                              "Check free space and that the stick is still plugged in, then try again.") from exc
+        try:
+            copied = verify_bundle(tmp, embedding)
+        except BundleError as exc:
+            raise BundleError(f"The copy of {source} in {folder} does not match the original (the copy was "
+                              "garbled or cut short); nothing was changed. Try again.") from exc
+        if copied.content_digest != new.content_digest:
+            raise BundleError(f"The bundle {source} changed while it was being installed; nothing was changed. "
+                              "Try again once it is no longer being written.")
+        try:
+            if current.exists():
+                _keep_copy(current, keep, folder)
+                plan.previous = keep
+            os.replace(tmp, current)
+        except OSError as exc:
+            raise BundleError(f"{current} could not be replaced ({exc.strerror or exc}); the installed version is "
+                              "unchanged. Close Lantern on this PC (or free disk space) and try again.") from exc
+        _fsync_dir(folder)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return plan
+
+
+def rollback_course(course_id: str, folder: Path) -> InstallResult:
+    """Swap ``ID.sqlite`` and ``ID.previous.sqlite`` in ``folder`` (a second rollback undoes the first).
+
+    The kept version is verified first (no embedding check: it was installed once). Raises
+    :class:`BundleError` when the course id is invalid, no previous version is kept, it fails
+    verification, or a rename fails; nothing changes then.
+    """
+    check_course_id(course_id)
+    folder = Path(folder)
+    current, keep = installed_paths(folder, course_id)
+    if not keep.exists():
+        raise BundleError(f"No previous version of {course_id} is kept in {folder}, so there is nothing to roll "
+                          "back to; `lantern courses` lists what is installed.")
+    restored = verify_bundle(keep, None)
+    old, note = _installed_facts(current, None)
+    swap = folder / f".{course_id}.{uuid.uuid4().hex[:8]}.swap"
+    restored_in_place = False
+    try:
+        if current.exists():
+            try:
+                os.link(current, swap)
+            except OSError:
+                _copy(current, swap)
+        os.replace(keep, current)
+        restored_in_place = True
+        if swap.exists():
+            os.replace(swap, keep)
+    except OSError as exc:
+        where = f" (the version rolled back from is kept as {swap})" if restored_in_place and swap.exists() else ""
+        raise BundleError(f"Rolling back {course_id} in {folder} failed ({exc.strerror or exc}){where}; close "
+                          "Lantern on this PC and try again.") from exc
+    finally:
+        if swap.exists() and not restored_in_place:
+            swap.unlink()
+    _fsync_dir(folder)
+    old_guides = old.guides if old else {}
+    return InstallResult(
+        result="rolled-back", change="downgrade" if old and restored.built_at < old.built_at else "upgrade",
+        course_id=course_id, installed=current, new=restored, old=old, previous=keep if keep.exists() else None,
+        added=sorted(set(restored.guides) - set(old_guides)) if old else [],
+        changed=sorted(p for p in restored.guides if p in old_guides and old_guides[p] != restored.guides[p]),
+        removed=sorted(set(old_guides) - set(restored.guides)), notes=[note] if note else [])

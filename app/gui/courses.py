@@ -1,0 +1,142 @@
+"""The window's Course menu: every course bundle of the library, and switching without restarting.
+
+:class:`CourseSwitcher` owns the one open :class:`~app.gui.main_window.MainWindow`. Choosing
+another course in the **Course** menu opens that bundle (a bundle that no longer opens is reported
+in the current window, which stays as it was), shows a new window over it at the same place,
+then closes the old window (its worker thread is stopped and its bundle closed). The chosen bundle
+is saved as the settings' ``bundle``, so the last course used is opened next time. The
+conversation of the course left behind ends with its window (nothing is kept: lab PCs are shared).
+
+The menu lists :func:`app.bundle.library.list_courses` without verifying digests (opening each
+bundle and reading its meta and counts: milliseconds each). Damaged bundles and bundles that need a
+newer Lantern are listed, disabled, with the reason; older versions are listed and can be opened.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu
+
+from ..bundle.library import STATE_OK, STATE_OLDER, CourseEntry, list_courses
+from ..bundle.reader import BundleReader
+from ..config import Settings
+from ..errors import LanternError
+from .main_window import MainWindow
+from .workers import AssistantFactory
+
+log = logging.getLogger(__name__)
+
+#: ``factory_for(bundle)`` -> the assistant factory of a window over ``bundle``.
+FactoryFor = Callable[[BundleReader], AssistantFactory]
+
+
+def course_label(entry: CourseEntry) -> str:
+    """One menu line: title, version, guides, and the state when it is not ``ok``."""
+    parts = [entry.title or entry.course_id]
+    if entry.version:
+        parts.append(entry.version)
+    if entry.guides is not None:
+        parts.append(f"{entry.guides} guide{'' if entry.guides == 1 else 's'}")
+    text = " · ".join(parts)
+    if entry.state != STATE_OK:
+        text += f" ({entry.state})"
+    return text
+
+
+class CourseSwitcher(QObject):
+    """Opens the window over one course at a time; ``window`` is the open one (None before :meth:`open`).
+
+    ``switched(MainWindow)`` is emitted once a new window is shown. ``entries`` lists the courses
+    for the menu (default: the library, unverified).
+    """
+
+    switched = Signal(object)
+
+    def __init__(self, factory_for: FactoryFor, entries: Callable[[], list[CourseEntry]] | None = None) -> None:
+        super().__init__()
+        self.factory_for = factory_for
+        self.entries = entries or (lambda: list_courses(verify=False))
+        self.window: MainWindow | None = None
+
+    def open(self, path: Path) -> MainWindow:
+        """Open ``path`` in a new window (replacing the current one) and return it. Raises
+        :class:`LanternError` (the bundle cannot be opened); the current window is then unchanged."""
+        bundle = BundleReader(Path(path))
+        old = self.window
+        window = MainWindow(bundle, self.factory_for(bundle))
+        self._add_menu(window)
+        if old is not None:
+            window.setGeometry(old.geometry())
+        self.window = window
+        window.show()
+        if old is not None:
+            old.close()  # saves the layout and stops the old worker thread (closeEvent)
+            old.bundle.close()
+            old.deleteLater()
+        self.switched.emit(window)
+        return window
+
+    def choose(self, path: Path) -> None:
+        """The Course menu's slot: switch to ``path`` and remember it; a bundle that does not open is
+        reported in the current window."""
+        if self.window is not None and Path(path).resolve() == self.window.bundle.path.resolve():
+            return
+        try:
+            window = self.open(path)
+        except LanternError as exc:
+            log.warning("cannot switch course: %s", exc)
+            if self.window is not None:
+                self.window._show_note(str(exc))
+                self._add_menu(self.window)  # the list may have changed: show it as it is now
+            return
+        settings = Settings.load()
+        settings.bundle = str(Path(path))
+        try:
+            settings.save()
+        except OSError as exc:
+            window._show_note(f"The course could not be remembered for next time ({exc.strerror or exc}).")
+
+    def _add_menu(self, window: MainWindow) -> None:
+        """Put a Course menu (after the Lantern menu) listing :attr:`entries` on ``window``,
+        replacing one added before."""
+        bar = window.menuBar()
+        old = getattr(window, "course_menu", None)
+        if old is not None:
+            bar.removeAction(old.menuAction())
+            old.deleteLater()
+        menu = QMenu("C&ourse", window)
+        after_lantern = bar.actions()[1] if len(bar.actions()) > 1 else None
+        if after_lantern is not None:
+            bar.insertMenu(after_lantern, menu)
+        else:
+            bar.addMenu(menu)
+        group = QActionGroup(menu)
+        group.setExclusive(True)
+        here = window.bundle.path.resolve()
+        try:
+            entries = self.entries()
+        except Exception:  # noqa: BLE001 - a listing problem must not stop the window
+            log.exception("listing the courses failed")
+            entries = []
+        if not any(e.path.resolve() == here for e in entries):
+            entries = [CourseEntry(path=window.bundle.path, folder="", course_id="", title=window.bundle.title,
+                                   version="", corpus_version="", built_at="", guides=None, chunks=None,
+                                   state=STATE_OK)] + entries
+        for entry in entries:
+            act = QAction(course_label(entry), menu)
+            act.setCheckable(True)
+            act.setChecked(entry.path.resolve() == here)
+            act.setData(str(entry.path))
+            tip = f"{entry.path}" + (f": {entry.reason}" if entry.reason else "")
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+            act.setEnabled(entry.state in (STATE_OK, STATE_OLDER))
+            act.triggered.connect(lambda _=False, p=entry.path: self.choose(p))
+            group.addAction(act)
+            menu.addAction(act)
+        window.course_menu = menu

@@ -1,0 +1,90 @@
+"""The Course menu (issue 12): the library's courses listed, switching course without restarting."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+import pytest  # noqa: E402
+import shiboken6  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from app.answer.answerer import Assistant  # noqa: E402
+from app.bundle.builder import build_bundle  # noqa: E402
+from app.config import Settings  # noqa: E402
+from app.gui.courses import CourseSwitcher  # noqa: E402
+from app.retrieval.retriever import Retriever  # noqa: E402
+
+from .fakes import FakeChatModel, FakeEmbedder  # noqa: E402
+
+
+@pytest.fixture()
+def two_courses(course, tmp_path, monkeypatch):
+    """Courses "lab-a" and "lab-b" in the machine-wide folder, a damaged file in the user's folder;
+    settings in a temporary folder."""
+    import app.bundle.library as lib
+
+    machine, user = tmp_path / "machine", tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setattr(lib, "app_course_folders", lambda: [])
+    monkeypatch.setattr(lib, "user_courses_dir", lambda: user)
+    monkeypatch.setenv("LANTERN_COURSES_DIR", str(machine))
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
+    a = build_bundle(course, machine / "lab-a.sqlite", FakeEmbedder(), title="Lab A", course_id="lab-a").bundle
+    b = build_bundle(course, machine / "lab-b.sqlite", FakeEmbedder(), title="Lab B", course_id="lab-b").bundle
+    (user / "broken.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    return a, b, user / "broken.sqlite"
+
+
+@pytest.fixture()
+def switcher(qtbot):
+    made = CourseSwitcher(lambda bundle: (lambda: Assistant(Retriever(bundle, FakeEmbedder()), FakeChatModel())))
+    yield made
+    if made.window is not None:
+        made.window.close()
+        made.window.bundle.close()
+
+
+def menu_actions(window) -> dict[str, object]:
+    return {a.text(): a for a in window.course_menu.actions()}
+
+
+def test_the_course_menu_lists_the_library_and_switches_without_restarting(qtbot, switcher, two_courses):
+    a, b, broken = two_courses
+    first = switcher.open(a)
+    qtbot.waitUntil(lambda: first.ready, timeout=5000)
+    menu_names = [act.text() for act in first.menuBar().actions()]
+    assert menu_names[:2] == ["&Lantern", "C&ourse"]
+    actions = menu_actions(first)
+    labels = {text.split(" · ")[0]: act for text, act in actions.items()}
+    assert set(labels) == {"Lab A", "Lab B", "broken (damaged)"}
+    damaged = next(act for text, act in actions.items() if "(damaged)" in text)
+    assert not damaged.isEnabled() and "broken.sqlite" in damaged.statusTip()
+    assert labels["Lab A"].isChecked() and not labels["Lab B"].isChecked()
+    assert "2 guides" in next(t for t in actions if t.startswith("Lab B"))
+
+    stopped = []
+    first.thread_.finished.connect(lambda: stopped.append(True), Qt.DirectConnection)
+    labels["Lab B"].trigger()
+    assert stopped  # the old course's worker thread ended before the switch returned
+    qtbot.waitUntil(lambda: switcher.window is not first and switcher.window.ready, timeout=5000)
+    second = switcher.window
+    assert second.bundle.title == "Lab B" and second.windowTitle() == "Lantern — Lab B"
+    assert second.isVisible()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(first), timeout=5000)  # the old window is closed and gone
+    assert Settings.load().bundle == str(b)  # reopened next time
+    assert {t.split(" · ")[0]: a.isChecked() for t, a in menu_actions(second).items()}["Lab B"]
+
+
+def test_a_course_that_no_longer_opens_is_reported_and_the_window_stays(qtbot, switcher, two_courses):
+    a, b, _ = two_courses
+    window = switcher.open(a)
+    qtbot.waitUntil(lambda: window.ready, timeout=5000)
+    b.write_bytes(b"gone")  # replaced after the menu was made
+    next(act for text, act in menu_actions(window).items() if text.startswith("Lab B")).trigger()
+    assert switcher.window is window and window.isVisible()
+    assert "not a readable course bundle" in window.state_label.text()
+    assert "(damaged)" in next(t for t in menu_actions(window) if "lab-b" in t or "Lab B" in t)
+    assert Settings.load().bundle == ""
