@@ -364,7 +364,7 @@ def _damaged(kind: str, good: Path, tmp_path: Path, monkeypatch) -> Path:
     ("not-sqlite", "not a SQLite file"),
     ("zero-bytes", "is empty (0 bytes)"),
     ("truncated", "is truncated"),
-    ("edited-chunk", "differs from the digest recorded"),
+    ("edited-chunk", "differ from the digest recorded"),
     ("newer-schema", "newer Lantern"),
     ("no-digest", "records no content digest"),
     ("other-embedding-model", "was built with the embedding model fake/bag-of-words"),

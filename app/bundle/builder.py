@@ -301,7 +301,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         }
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
-        meta.update(identity_meta(conn, meta, course_id))  # course id, version, content digest (issue 12)
+        meta.update(identity_meta(meta, course_id))  # course id and version (issue 12)
         with conn:
             conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         with conn:  # last: it covers every row written above (the reader checks it at open)

@@ -8,7 +8,8 @@ and read back by ``inspect``, ``courses`` and ``install``:
   course.
 - ``course_version``: build date and short corpus version, e.g. ``2026-12-01-a482c15b``; for people.
 - ``content_digest``: hex sha256 over everything the app reads from the bundle, in a defined order
-  (:func:`content_digest`), recomputed by ``install`` to prove the file is the one that was built.
+  (:func:`app.bundle.schema.content_digest`), recomputed at open by the reader and by ``install``
+  to prove the file is the one that was built.
 
 Bundles built before these keys existed still open: their course id is derived from the file
 name, their version from ``built_at`` and the corpus version, and they have no digest (not
@@ -17,7 +18,6 @@ verifiable).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -26,14 +26,13 @@ from pathlib import Path
 import apsw
 
 from ..errors import LanternError
+from .schema import content_digest
 
 #: What a course id may look like: lower-case letters and digits, single hyphens between them,
 #: at most 64 characters (safe as a file name on Linux, Windows and macOS).
 COURSE_ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 COURSE_ID_MAX = 64
-#: Version of the digest's definition, hashed first, so a future change cannot collide.
-DIGEST_SCHEME = "lantern-content-digest-1"
-#: ``meta`` keys this module writes.
+#: ``meta`` keys of a bundle's identity (``content_digest`` is written by the builder last).
 IDENTITY_KEYS = ("course_id", "course_version", "content_digest")
 
 
@@ -64,71 +63,12 @@ def short_version(built_at: str, corpus_version: str) -> str:
     return f"{built_at[:10]}-{corpus_version[:8]}" if built_at else corpus_version[:8]
 
 
-def _field(digest, value) -> None:
-    """Feed one value to ``digest`` unambiguously: a type letter, the length in bytes, the bytes."""
-    if value is None:
-        digest.update(b"N0:")
-        return
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        data, kind = bytes(value), b"B"
-    elif isinstance(value, int):
-        data, kind = str(value).encode("ascii"), b"I"
-    elif isinstance(value, float):
-        data, kind = repr(value).encode("ascii"), b"F"
-    else:
-        data, kind = str(value).encode("utf-8"), b"S"
-    digest.update(kind + str(len(data)).encode("ascii") + b":" + data)
-
-
-#: The tables and columns the digest covers, each in a fixed row order. Every row the app reads is
-#: here; ``chunks_fts`` is left out because it is an index rebuilt from ``chunks`` (its row ids are
-#: checked against ``chunks`` by ``inspect``).
-_DIGEST_QUERIES = (
-    ("sources", "SELECT path, title, kind, language, sha256, size_bytes, text FROM sources ORDER BY path"),
-    ("headings", "SELECT s.path, h.level, h.text, h.anchor, h.start FROM headings h JOIN sources s "
-                 "ON s.id = h.source_id ORDER BY s.path, h.start, h.anchor"),
-    ("chunks", "SELECT c.id, c.key, s.path, c.heading, c.anchor, c.ordinal, c.start, c.end, c.text, "
-               "c.indexed_text, c.sha256 FROM chunks c JOIN sources s ON s.id = c.source_id ORDER BY c.id"),
-    ("chunk_vectors", "SELECT rowid, embedding FROM chunk_vectors ORDER BY rowid"),
-    ("vector_blocks", "SELECT first_id, count, data FROM vector_blocks ORDER BY first_id"),
-    ("assets", "SELECT path, mime, sha256, data FROM assets ORDER BY path"),
-    ("lexical_index", "SELECT name, data FROM lexical_index ORDER BY name"),
-)
-
-
-def content_digest(conn: apsw.Connection, meta: dict[str, str]) -> str:
-    """Hex sha256 over ``meta`` (every key but ``content_digest``, sorted by key) and the rows of
-    :data:`_DIGEST_QUERIES`, table by table in that order, each value fed by :func:`_field`.
-
-    ``conn`` is an open bundle (read-only is enough). Takes about as long as reading the bundle
-    once (a few ms for the demo course). Raises ``apsw.Error`` when a table cannot be read (a
-    damaged file); a table a bundle does not have (``vector_blocks`` in old bundles) is skipped.
-    """
-    digest = hashlib.sha256()
-    _field(digest, DIGEST_SCHEME)
-    for key in sorted(meta):
-        if key != "content_digest":
-            _field(digest, key)
-            _field(digest, meta[key])
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for table, sql in _DIGEST_QUERIES:
-        if table not in tables:
-            continue
-        _field(digest, table)
-        for row in conn.execute(sql):
-            for value in row:
-                _field(digest, value)
-    return digest.hexdigest()
-
-
-def identity_meta(conn: apsw.Connection, meta: dict[str, str], course_id: str) -> dict[str, str]:
-    """The identity keys a build adds to ``meta`` (called by the builder once every table is written):
-    ``course_id``, ``course_version`` (from ``meta['built_at']`` and ``meta['corpus_version']``) and
-    ``content_digest`` over the finished tables and the rest of ``meta``."""
-    keys = {"course_id": check_course_id(course_id),
+def identity_meta(meta: dict[str, str], course_id: str) -> dict[str, str]:
+    """The identity keys a build adds to ``meta``: ``course_id`` and ``course_version`` (from
+    ``meta['built_at']`` and ``meta['corpus_version']``). The builder records ``content_digest``
+    last, over every table and the rest of ``meta`` (:func:`app.bundle.schema.content_digest`)."""
+    return {"course_id": check_course_id(course_id),
             "course_version": short_version(meta.get("built_at", ""), meta.get("corpus_version", ""))}
-    keys["content_digest"] = content_digest(conn, {**meta, **keys})
-    return keys
 
 
 @dataclass(frozen=True)
@@ -169,7 +109,7 @@ def verify_digest(conn: apsw.Connection, meta: dict[str, str]) -> str:
     recorded = meta.get("content_digest")
     if not recorded:
         return DIGEST_NOT_RECORDED
-    return DIGEST_VERIFIED if content_digest(conn, meta) == recorded else DIGEST_MISMATCH
+    return DIGEST_VERIFIED if content_digest(conn) == recorded else DIGEST_MISMATCH
 
 
 # --- the course library: where bundles are found, and what state each is in ----------------
