@@ -81,6 +81,23 @@ def test_a_sentence_that_points_back_is_quoted_with_the_sentence_it_points_to():
     assert "95% confidence interval" in answer and "`ci=None`" in answer
 
 
+def test_a_code_token_of_the_question_picks_the_block_holding_it_verbatim():
+    text = ("| Symbol | Description |\n| --- | --- |\n"
+            "| `!==` | Inequality: the opposite of a strict equality operator's result |\n"
+            "| `===` | Strict equality: true when both values are equal and of the same data type |\n")
+    answer, _ = extractive_answer("What extra thing does the === operator check compared with equality?",
+                                  [_passage(text)], per_passage=1)
+    assert "same data type" in answer and "`!==`" not in answer
+
+
+def test_a_question_the_guide_asks_is_quoted_with_the_answer_that_follows():
+    text = ("But wait: our web app runs on `localhost:3000` whereas the server API runs on `localhost:5000`, "
+            "so why does it work? The server sends CORS headers that let other origins in.\n")
+    answer, _ = extractive_answer("My page and the API use different ports on localhost; why does the browser allow it?",
+                                  [_passage(text)], per_passage=1)
+    assert "CORS headers" in answer
+
+
 def test_the_same_words_in_two_guides_are_quoted_once():
     text = "The donut chart shows how a whole splits into parts.\n"
     answer, cited = extractive_answer("Which chart shows how a whole splits into parts?",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..records import Passage
+from ..retrieval.identifiers import extract_identifiers
 from ..retrieval.retriever import HISTORY_WEIGHT
 from ..retrieval.tokenize import document_tokens, query_words
 from .blocks import Unit, passage_units
@@ -45,6 +46,11 @@ _HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|funct
 _NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
                    r"known as|what does \S+ mean)\b", re.I)
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
+#: Added to a block's score times the share of the question's code tokens (identifiers such as
+#: ``cloneNode(true)``, ``--sku``, operators such as ``===``) that the block holds verbatim: the words
+#: of ``===`` and ``!==`` rows are the same, their symbols are not.
+EXACT_BONUS = 0.25
+_OPERATOR = re.compile(r"(?<![^\s`(])[=!<>&|+\-*/%^~:.?]{2,4}(?![^\s`),.;?])")
 #: A sentence opening with a word that points back ("This behavior…", "It…", "These…") is read with
 #: the sentence before it in its paragraph: alone it does not say what it is about.
 _POINTS_BACK = re.compile(r"^[*_]*(this|these|that|those|it|its|they|their|such|both|here|there)\b", re.I)
@@ -60,6 +66,30 @@ def question_kind(question: str) -> str:
     return "other"
 
 
+def code_tokens(question: str) -> list[str]:
+    """The question's code tokens matched verbatim: identifiers (:func:`extract_identifiers`, single
+    tokens with a symbol or digit, or lowerCamelCase; not product names such as ``JavaScript``) and
+    operators of two to four symbols (``===``, ``&&``, ``->``)."""
+    tokens = [t for t in extract_identifiers(question) if " " not in t.strip()
+              and (re.search(r"[^A-Za-z]", t.strip("`")) or re.match(r"[a-z]+[A-Z]", t.strip("`")))]
+    tokens += [m.group() for m in _OPERATOR.finditer(question) if m.group() not in ("..", "...", "--")]
+    return list(dict.fromkeys(t.strip("`") for t in tokens if t.strip("`")))
+
+
+def _verbatim_share(tokens: list[str], text: str) -> float:
+    """Share of ``tokens`` found in ``text`` as whole tokens (not inside a longer run of symbols
+    or word characters: ``===`` is not in ``!==``)."""
+    if not tokens:
+        return 0.0
+    found = 0
+    for token in tokens:
+        edge_l = r"(?<![\w=!<>&|+\-*/%^~:.?])" if not token[0].isalnum() else r"(?<![\w])"
+        edge_r = r"(?![\w=!<>&|+\-*/%^~])" if not token[-1].isalnum() else r"(?![\w])"
+        if re.search(edge_l + re.escape(token) + edge_r, text):
+            found += 1
+    return found / len(tokens)
+
+
 def _coverage(words: list[tuple[str, ...]], tokens: set[str], heading_tokens: set[str]) -> float:
     """Found question words: 1 each in ``tokens``, HEADING_WEIGHT each found only in the heading."""
     found = 0.0
@@ -72,16 +102,19 @@ def _coverage(words: list[tuple[str, ...]], tokens: set[str], heading_tokens: se
 
 
 def block_score(unit: Unit, words: list[tuple[str, ...]], context: list[tuple[str, ...]] = (),
-                context_weight: float = 0.0, kind: str = "other") -> float:
-    """Score of one answer block (higher is better; 0..1 plus a bonus of at most HOW_BONUS):
-    the weighted share of question words in the block (previous-turn words weigh
-    ``context_weight`` each), plus the question kind's bonus when the block has that shape."""
+                context_weight: float = 0.0, kind: str = "other", code: list[str] = ()) -> float:
+    """Score of one answer block (higher is better; 0..1 plus bonuses of at most HOW_BONUS and
+    EXACT_BONUS): the weighted share of question words in the block (previous-turn words weigh
+    ``context_weight`` each), plus the question kind's bonus when the block has that shape, plus
+    EXACT_BONUS times the share of the question's ``code`` tokens the block holds verbatim."""
     if not words and not context:
         return 0.0
     tokens = set(document_tokens(unit.match_text))
     heading_tokens = set(document_tokens(unit.heading))
     found = _coverage(words, tokens, heading_tokens) + context_weight * _coverage(context, tokens, heading_tokens)
     score = found / max(1e-9, len(words) + context_weight * len(context))
+    if code:
+        score += EXACT_BONUS * _verbatim_share(list(code), unit.match_text)
     own = _coverage(words, tokens, set()) > 0  # the bonus needs a question word in the block itself
     if own and kind == "how" and (unit.has_code or unit.is_steps):
         score += HOW_BONUS
@@ -184,12 +217,13 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     words = query_words(question)
     context_words = query_words(context) if context else []
     kind = question_kind(question)
+    code = code_tokens(question)
     scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
     for p in passages:
         units = passage_units(p.hit.text, p.hit.heading, offset=p.hit.span[0],
                               guide_text=(lambda src=p.hit.source: guide_text(src)) if guide_text else None)
         if units:
-            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind), u) for u in units]))
+            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code), u) for u in units]))
     if not scored:
         return []
     # Passages with blocks to quote; a further passage is quoted only when it is nearly as strong as
@@ -217,7 +251,9 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     quotes: list[Quote] = []
     for passage, units in quotable:
         ranked = sorted(units, key=lambda su: (-su[0], su[1].order))
-        best_score = ranked[0][0]
+        # The verbatim bonus picks the best block; the bar for a second block is the best's score
+        # without it (else a block with the exact identifier pushes out the sentence that explains it).
+        best_score = ranked[0][0] - (EXACT_BONUS * _verbatim_share(code, ranked[0][1].match_text) if code else 0.0)
         chosen = [ranked[0][1]]
         used = len(chosen[0].text)
         for score, unit in ranked[1:per_passage]:
@@ -231,6 +267,10 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
             follower = units[best.order + 1][1]
             if follower not in chosen:
                 chosen.append(follower)
+        after = units[best.order + 1][1] if best.order + 1 < len(units) else None
+        if best.kind == "sentence" and best.text.rstrip("*_ ").endswith("?") and after is not None \
+                and after not in chosen:
+            chosen.append(after)  # the best block is a question the guide asks: its answer follows
         for unit in list(chosen):
             before = units[unit.order - 1][1] if unit.order else None
             if (unit.kind == "sentence" and before is not None and before not in chosen
