@@ -145,3 +145,21 @@ def test_an_aes_pdf_without_the_cryptography_package_is_one_sentence(course, mon
     warnings = [w for w in read_course(course).warnings if w.startswith("handout.pdf")]
     assert warnings == ["handout.pdf: the PDF is AES-encrypted and this installation lacks the `cryptography` "
                         "package; reinstall Lantern; skipped"]
+
+
+def test_an_aes_pdf_in_the_installed_app_points_to_the_source_install(course, monkeypatch):
+    """The installer leaves cryptography out (build.spec): the sentence says where such a course can be built."""
+    import sys
+
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    def missing(self, password):
+        raise DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    (course / "handout.pdf").write_bytes(_encrypted_pdf(["Servo handout"], "", "teacher"))
+    monkeypatch.setattr(PdfReader, "decrypt", missing)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    warnings = [w for w in read_course(course).warnings if w.startswith("handout.pdf")]
+    assert warnings == ["handout.pdf: the PDF is AES-encrypted, which the installed app cannot read; build this "
+                        "course with Lantern installed from source (`make setup`); skipped"]

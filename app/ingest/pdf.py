@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import sys
 
 _MD_START = re.compile(r"^(#|>|[-*+]\s|\d+[.)]\s|```|~~~|=+\s*$|-{3,}\s*$)")
 
@@ -37,6 +38,9 @@ def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
         try:
             opened = not reader.is_encrypted or reader.decrypt("")
         except DependencyError as exc:
+            if getattr(sys, "frozen", False):  # build.spec leaves cryptography out of the installer
+                raise UnreadablePdf("the PDF is AES-encrypted, which the installed app cannot read; build this "
+                                    "course with Lantern installed from source (`make setup`)") from exc
             raise UnreadablePdf("the PDF is AES-encrypted and this installation lacks the `cryptography` "
                                 "package; reinstall Lantern") from exc
         if not opened:
