@@ -44,3 +44,39 @@ def test_frozen_self_test_runs_without_python_or_network(tmp_path):
     assert "llama.cpp CPU features: " in line
     if not prefix:
         pytest.skip("self-test passed, but this machine cannot cut the network off (no unshare -rn)")
+
+
+#: The issue's budget: the installer with SmolLM2 (94 MiB), the embedding model (23 MiB) and the demo
+#: bundle (2 MiB) within 350 MiB leaves the app and its libraries 231 MiB.
+APP_BUDGET_MIB = 231
+
+
+@pytest.mark.real
+def test_installer_leaves_out_what_the_app_never_loads():
+    if not EXE.is_file():
+        if os.environ.get("LANTERN_REQUIRE_DIST") == "1":
+            pytest.fail(f"{EXE} is missing: run `make dist` before this test.")
+        pytest.skip("the installer is not built (make dist)")
+    internal = EXE.parent / "_internal"
+    qt = internal / "PySide6" / "Qt"
+    if sys.platform == "linux":
+        for kept in ("plugins/platforms/libqxcb.so", "plugins/platforms/libqwayland.so",
+                     "plugins/platforms/libqoffscreen.so", "plugins/imageformats/libqsvg.so"):
+            assert (qt / kept).is_file(), kept
+        for gone in ("plugins/platformthemes/libqgtk3.so", "plugins/platforms/libqvnc.so",
+                     "plugins/platforms/libqeglfs.so", "lib/libQt6Network.so.6", "translations"):
+            assert not (qt / gone).exists(), gone
+        assert not (internal / "libcairo.so.2").exists() and not (internal / "cryptography").exists()
+        lib = internal / "llama_cpp" / "lib"
+        assert (lib / "libllama.so").is_symlink() and (lib / "libllama.so").resolve().is_file()
+        assert not list(lib.glob("libmtmd*"))
+        if shutil.which("readelf"):
+            libpython = next(internal.glob("libpython3*.so*"))
+            sections = subprocess.run(["readelf", "-S", "-W", str(libpython)],
+                                      capture_output=True, text=True).stdout
+            assert " .symtab " not in sections
+    app_bytes = sum(p.stat().st_size for p in EXE.parent.rglob("*") if p.is_file() and not p.is_symlink()
+                    and not p.is_relative_to(internal / "models") and not p.is_relative_to(internal / "corpus_bundle"))
+    assert app_bytes / 2**20 <= APP_BUDGET_MIB, (
+        f"the app without models and bundle is {app_bytes / 2**20:.0f} MiB (budget {APP_BUDGET_MIB}); "
+        "`python3 scripts/dist_sizes.py dist/lantern` shows where it goes")
