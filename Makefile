@@ -10,7 +10,7 @@ MODELS_STAMP := models/.verified
 # `make models MODEL=qwen2.5-coder-0.5b`; empty: only the default models.
 MODEL  :=
 
-.PHONY: setup models bundle run test clean dist
+.PHONY: setup models bundle run test clean dist package
 
 setup: $(STAMP)
 
@@ -59,6 +59,12 @@ dist: models
 	$(BIN)/python -m pip install --quiet "pyinstaller>=6.22,<7"
 	LANTERN_DIST_BUNDLE="$(BUNDLE)" LANTERN_DIST_MODEL="$(MODEL)" $(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 	du -sh dist/lantern
+
+# Debian package of the installer above (run `make dist` first): dist/lantern_VERSION_ARCH.deb with the app
+# in /opt/lantern, `lantern` on the PATH, a menu entry and the course in /usr/share/lantern/courses
+# (scripts/package_deb.py, docs/instructors.md). Built with dpkg-deb from local files only.
+package:
+	$(PYTHON) scripts/package_deb.py
 
 clean:
 	rm -rf $(VENV) $(BUNDLE) models/.verified build dist

@@ -9,7 +9,8 @@ One function per location, so the frozen installer and the source checkout agree
 - :func:`resolve_chat_model`: a model id from the manifest's ``optional_chat``
   (``--model qwen2.5-coder-0.5b``, or the settings file's ``chat_model``) stands for its file in ``models/``;
 - :func:`default_bundle`: ``$LANTERN_BUNDLE``, the settings file's ``bundle``, the first
-  ``*.sqlite`` in ``<app dir>/corpus_bundle``, or the first in ``<resource root>/corpus_bundle``;
+  ``*.sqlite`` in ``<app dir>/corpus_bundle``, the first in ``<resource root>/corpus_bundle``, or
+  the first course in the machine-wide course folders (an installed Debian package);
 - :func:`settings_path`: one plain JSON file under the user's config directory
   (``$LANTERN_CONFIG_DIR`` overrides it, for tests), read by both the CLI and the GUI.
 Nothing here touches the network.
@@ -154,6 +155,18 @@ def default_bundle() -> Path | None:
         folders.insert(0, beside / "corpus_bundle")
     for folder in folders:
         found = sorted(folder.glob("*.sqlite"))
+        if found:
+            return found[0]
+    # An app that ships no bundle (the Debian package moves its courses to the machine-wide folder,
+    # scripts/package_deb.py): the first course there, where a course installed later comes first.
+    from .bundle.library import PREVIOUS_SUFFIX, machine_course_folders
+
+    for folder in machine_course_folders():
+        try:
+            found = sorted(p for p in folder.glob("*.sqlite")
+                           if not p.name.startswith(".") and not p.name.endswith(PREVIOUS_SUFFIX))
+        except OSError:
+            continue
         if found:
             return found[0]
     return None

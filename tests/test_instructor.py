@@ -392,3 +392,30 @@ def test_a_vector_block_of_the_wrong_size_is_one_sentence_not_a_crash(bundle_pat
     reader = BundleReader(tampered, verify=False)  # ...and still one sentence when not checked there
     with pytest.raises(BundleError, match=r"vector block of 16 bytes where [\d,]+ were expected; rebuild it"):
         reader.vector_matrix
+
+
+def test_an_app_that_ships_no_bundle_opens_the_first_machine_wide_course(tmp_path, monkeypatch):
+    """The Debian package moves the installer's course to the machine-wide folder (scripts/package_deb.py)."""
+    import sys
+
+    from app import config
+
+    app_folder = tmp_path / "opt" / "lantern"
+    internal = app_folder / "_internal"
+    (internal / "corpus_bundle").mkdir(parents=True)
+    machine = tmp_path / "share" / "courses"
+    machine.mkdir(parents=True)
+    for name in (".b.sqlite.tmp-1.sqlite", "a.previous.sqlite", "b.sqlite", "c.sqlite"):
+        (machine / name).write_bytes(b"")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(internal), raising=False)
+    monkeypatch.setattr(sys, "executable", str(app_folder / "lantern"))
+    monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("LANTERN_COURSES_DIR", str(machine))
+    assert config.default_bundle() == machine / "b.sqlite"
+    (internal / "corpus_bundle" / "shipped.sqlite").write_bytes(b"")  # a bundle in the app still comes first
+    assert config.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
+    (internal / "corpus_bundle" / "shipped.sqlite").unlink()
+    monkeypatch.setenv("LANTERN_COURSES_DIR", str(tmp_path / "nowhere"))
+    assert config.default_bundle() is None
