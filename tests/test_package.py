@@ -90,7 +90,16 @@ def deb(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     assert path.parent == out and path.name.startswith("lantern_") and path.suffix == ".deb"
-    return path
+    yield path
+    shutil.rmtree(out, ignore_errors=True)  # 600 MB: not kept among pytest's last temporary folders
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A folder standing in for / (the unpacked package: 700 MB, removed after the test)."""
+    path = tmp_path / "root"
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _shipped_course_id() -> str:
@@ -122,8 +131,7 @@ def test_deb_control_and_file_list(deb):
 
 
 @pytest.mark.real
-def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place(deb, tmp_path):
-    root = tmp_path / "root"
+def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place(deb, root, tmp_path):
     subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
     command = root / "usr" / "bin" / "lantern"
     assert command.is_symlink() and command.resolve() == (root / "opt" / "lantern" / "lantern").resolve()
@@ -169,10 +177,9 @@ def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place
 
 
 @pytest.mark.real
-def test_dpkg_install_and_remove_in_a_private_root_leave_nothing_behind(deb, tmp_path):
+def test_dpkg_install_and_remove_in_a_private_root_leave_nothing_behind(deb, root, tmp_path):
     if not (shutil.which("dpkg") and hasattr(os, "geteuid") and os.geteuid() == 0):
         pytest.skip("installing into a private dpkg root needs dpkg and root (or fakeroot)")
-    root = tmp_path / "root"
     admin = root / "var" / "lib" / "dpkg"
     for sub in ("info", "updates"):
         (admin / sub).mkdir(parents=True)
