@@ -133,6 +133,7 @@ def test_deb_control_and_file_list(deb):
 @pytest.mark.real
 def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place(deb, root, tmp_path):
     subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+    unpacked = sorted(root.rglob("*"))
     command = root / "usr" / "bin" / "lantern"
     assert command.is_symlink() and command.resolve() == (root / "opt" / "lantern" / "lantern").resolve()
     assert os.access(command, os.X_OK)
@@ -172,6 +173,8 @@ def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place
     assert result.returncode == 0, result.stderr[-2000:]
     line = result.stdout.strip()
     assert line.startswith(f"self-test ok: bundle {course_id}.sqlite ") and " citing [" in line
+    # The app wrote nothing under the package's folders (caches, compiled files): `dpkg -r` can remove them all.
+    assert sorted(root.rglob("*")) == unpacked
     if not prefix:
         pytest.skip("self-test passed, but this machine cannot cut the network off (no unshare -rn)")
 
