@@ -7,6 +7,7 @@ What the package installs (docs/instructors.md, "Roll-out on lab PCs"):
 - /opt/lantern/                         the installer folder as `make dist` built it;
 - /usr/bin/lantern                      a link to /opt/lantern/lantern (the app and the command line);
 - /usr/share/applications/lantern.desktop and /usr/share/icons/hicolor/scalable/apps/lantern.svg;
+- /usr/share/doc/lantern/copyright (packaging/copyright);
 - /usr/share/lantern/courses/ID.sqlite  each course the installer ships, named by its course id, moved
   out of /opt/lantern/_internal/corpus_bundle/ into the machine-wide course folder the app reads
   (platformdirs' site data folders: /usr/local/share/lantern/courses, then /usr/share/lantern/courses).
@@ -117,7 +118,10 @@ def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -
     icons = root / "usr" / "share" / "icons" / "hicolor" / "scalable" / "apps"
     icons.mkdir(parents=True)
     shutil.copyfile(ROOT / "assets" / "lantern.svg", icons / "lantern.svg")
-    for path in (apps / "lantern.desktop", icons / "lantern.svg"):
+    docs = root / "usr" / "share" / "doc" / "lantern"
+    docs.mkdir(parents=True)
+    shutil.copyfile(PACKAGING / "copyright", docs / "copyright")
+    for path in (apps / "lantern.desktop", icons / "lantern.svg", docs / "copyright"):
         path.chmod(0o644)
 
     size_kib = sum((p.lstat().st_size + 1023) // 1024 for p in root.rglob("*") if not p.is_dir())

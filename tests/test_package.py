@@ -142,6 +142,7 @@ def test_unpacked_deb_self_tests_offline_and_puts_menu_entry_and_course_in_place
     entry = dict(line.split("=", 1) for line in desktop.splitlines() if "=" in line)
     assert desktop.startswith("[Desktop Entry]\n") and entry["Type"] == "Application"
     assert entry["Exec"] == "lantern" and entry["Icon"] == "lantern" and entry["Terminal"] == "false"
+    assert "License: MIT" in (root / "usr" / "share" / "doc" / "lantern" / "copyright").read_text(encoding="utf-8")
     icon = root / "usr" / "share" / "icons" / "hicolor" / "scalable" / "apps" / "lantern.svg"
     assert icon.read_text(encoding="utf-8").startswith("<svg")
     if shutil.which("desktop-file-validate"):
