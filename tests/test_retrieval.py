@@ -1,4 +1,6 @@
 import numpy as np
+import re
+
 import pytest
 
 from app.bundle.schema import quote_fts
@@ -44,10 +46,22 @@ def test_identifiers_are_found_in_questions():
     assert extract_identifiers("What is IoT and WiFi?") == []
 
 
-@pytest.mark.parametrize("text", ['C++', 'AND', '"', '-v', 'NEAR(a b)', 'x OR y*', "it's"])
-def test_user_text_is_quoted_before_fts5(bundle, text):
+def test_quote_fts_doubles_quotes():
     assert quote_fts('say "hi"') == '"say ""hi"""'
-    bundle.fts_phrase(text, 5)  # must not raise an FTS5 syntax error
+
+
+@pytest.mark.parametrize("text, found", [('C++', False), ('AND', True), ('"', False), ('-v', False),
+                                         ('NEAR(a b)', False), ('x OR y*', False), ("it's", False),
+                                         ('display.display()', True), ('SDA to GPIO', True)])
+def test_user_text_is_searched_as_a_phrase_never_as_fts5_syntax(bundle, text, found):
+    # Unquoted, "AND"/"OR"/"NEAR(" are operators and '"', "C++", "-v" syntax errors (apsw.SQLError);
+    # quoted, each is a phrase of its words ("AND" is the word "and" of the wiring sentence).
+    ids = bundle.fts_phrase(text, 5)
+    assert bool(ids) == found, ids
+    if found:
+        words = [w for w in re.findall(r"\w+", text.lower())]
+        assert all(" ".join(words) in " ".join(re.findall(r"\w+", row.text.lower()))
+                   for row in bundle.chunks(ids).values())
 
 
 def test_search_finds_the_section_and_exact_identifier(bundle, fake_embedder):
