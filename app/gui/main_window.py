@@ -365,6 +365,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         lantern = bar.addMenu("&Lantern")
         action(lantern, "&Settings…", self.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
+        action(lantern, "&About Lantern", self.show_about, tip="Version, course, and where the log file is")
         lantern.addSeparator()
         action(lantern, "&Quit", self.close, QKeySequence.Quit)
         ask = bar.addMenu("&Conversation")
@@ -380,6 +381,20 @@ class MainWindow(QMainWindow):
         self.back_action.setEnabled(False)
         self.forward_action.setEnabled(False)
         QShortcut(QKeySequence(Qt.Key_Escape), self, self.stop)
+
+    def about_text(self) -> str:
+        """What the About box says: the app's version, the course, and the log file's path."""
+        from .. import __version__
+        from ..logfile import current_log_file
+
+        log_file = current_log_file()
+        return (f"Lantern {__version__}: answers from the course guides, offline.\n\n"
+                f"Course: {self.bundle.title} (corpus {self.bundle.corpus_version[:12]})\n"
+                f"Bundle: {self.bundle.path}\n"
+                f"Log file: {log_file if log_file else 'none (messages go to the terminal)'}")
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Lantern", self.about_text())
 
     def _start_worker(self, factory: AssistantFactory) -> None:
         self.thread_ = QThread(self)
