@@ -22,7 +22,7 @@ from ..usertext import clean_user_text
 from ..errors import BundleError
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
-from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, connect, content_digest, quote_fts
+from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
 log = logging.getLogger(__name__)
 
@@ -141,9 +141,15 @@ class BundleReader:
         except (apsw.Error, UnicodeDecodeError) as exc:
             raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
         schema = self.meta.get("schema_version", "?")
-        if schema != str(SCHEMA_VERSION):
-            raise BundleError(f"The course bundle {self.path} has schema version {schema}; this app reads version "
-                              f"{SCHEMA_VERSION}. Rebuild the bundle with this version of Lantern.")
+        version = int(schema) if schema.isdigit() else -1
+        if version > SCHEMA_VERSION:
+            raise BundleError(f"The course bundle {self.path} was built by a newer Lantern (bundle schema version "
+                              f"{schema}; this app reads versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); "
+                              "update Lantern, or rebuild the bundle with this version.")
+        if version < OLDEST_READABLE_SCHEMA:
+            raise BundleError(f"The course bundle {self.path} has bundle schema version {schema}, older than this "
+                              f"app reads (versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); rebuild it with "
+                              "`lantern build`.")
         for key in ("corpus_version", "embedding_model_id", "embedding_dim", "embedding_checksum"):
             if key not in self.meta:
                 raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
