@@ -22,6 +22,7 @@ from ..usertext import clean_user_text
 from ..errors import BundleError
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
+from ..ranking import top_k
 from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
 log = logging.getLogger(__name__)
@@ -330,9 +331,7 @@ class BundleReader:
             # einsum, not ``@``: a multi-threaded BLAS matrix-vector product right after the ONNX
             # embedding call measured 20-30 ms here (threads fighting on 2 cores), einsum 0.3-0.5 ms.
             similarity = np.einsum("ij,j->i", matrix, vector)
-            top = np.argpartition(-similarity, k - 1)[:k]
-            top = top[np.lexsort((top, -similarity[top]))]
-            return [(int(i) + 1, float(1.0 - similarity[i])) for i in top]
+            return [(int(i) + 1, float(1.0 - similarity[i])) for i in top_k(similarity, k)]
         codes = self.sign_codes
         query = _sign_code(vector)
         hamming = np.bitwise_count(codes[0] ^ query[0]).astype(np.uint16)
@@ -340,8 +339,7 @@ class BundleReader:
             hamming += np.bitwise_count(codes[word] ^ query[word])
         candidates = np.argpartition(hamming, BINARY_RESCORE - 1)[:BINARY_RESCORE]
         similarity = np.einsum("ij,j->i", matrix[candidates], vector)
-        order = np.argpartition(-similarity, k - 1)[:k]
-        order = order[np.lexsort((candidates[order], -similarity[order]))]
+        order = top_k(similarity, k, ties=candidates)
         return [(int(candidates[i]) + 1, float(1.0 - similarity[i])) for i in order]
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
