@@ -170,6 +170,8 @@ def run(bundle_path: Path, questions: int, seed: int, embedder=None) -> dict:
             else:
                 outcomes[stage]["matches" if result else "none"] += 1
         times.append((time.perf_counter() - t0) * 1000)
+        if (i + 1) % 500 == 0:
+            print(f"{i + 1} questions, {time.perf_counter() - t_run:.0f} s, RSS {rss_mb():.0f} MB", file=sys.stderr, flush=True)
         if kind in ("words", "spliced") and len(question) < 300:
             earlier.append(question)
     elapsed = time.perf_counter() - t_run
