@@ -18,11 +18,11 @@ from pathlib import Path
 import apsw
 import numpy as np
 
-from ..usertext import clean_user_text
 from ..errors import BundleError
+from ..ranking import top_k
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
-from ..ranking import top_k
+from ..usertext import clean_user_text
 from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
 log = logging.getLogger(__name__)
@@ -269,7 +269,8 @@ class BundleReader:
     def vector_matrix(self) -> np.ndarray:
         """Every stored embedding as one ``(max chunk id, dim) float32`` matrix, row ``id - 1``
         (rows of ids without a vector are zero). Read on first use from ``vector_blocks`` (a few
-        large reads; ``chunk_vectors`` row by row in older bundles) and kept in memory: exact dot-product search over it measured faster here than ``vec0``
+        large reads; ``chunk_vectors`` row by row in older bundles) and kept in memory: exact
+        dot-product search over it measured faster here than ``vec0``
         KNN and much faster than ``vec0`` point lookups (docs/retrieval.md)."""
         dim = self.embedding_dim
         if self._query("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'"):

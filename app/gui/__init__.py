@@ -109,10 +109,9 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
 
     from ..config import Settings, default_bundle, settings_problems
     from ..errors import LanternError
+    from ..logfile import start_log_file
     from .courses import CourseSwitcher
     from .workers import load_assistant
-
-    from ..logfile import start_log_file
 
     start_log_file()
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -18,10 +18,9 @@ from ..embedding import Embedder
 from ..ranking import top_k
 from ..records import Hit
 from ..usertext import clean_user_text
-from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
-from .gate import (has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term,
-                   unknown_names)
+from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
+from .gate import has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .links import is_navigation, link_only_target
