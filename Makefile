@@ -10,7 +10,7 @@ MODELS_STAMP := models/.verified
 # `make models MODEL=qwen2.5-coder-0.5b`; empty: only the default models.
 MODEL  :=
 
-.PHONY: setup models bundle run test clean dist package
+.PHONY: setup models bundle run test lint clean dist package
 
 setup: $(STAMP)
 
@@ -50,6 +50,10 @@ run: $(BUNDLE)
 test: $(BUNDLE)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+# Static checks of app/ (pyflakes, import order, pycodestyle; settings in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check app
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
 # `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first);

@@ -1,4 +1,5 @@
-"""Command line: ``lantern build | check | inspect | courses | install | rollback | search | ask | eval`` (no arguments opens the desktop app).
+"""Command line: ``lantern build | check | inspect | courses | install | rollback | search | ask | eval``
+(no arguments opens the desktop app).
 
 ``--json`` prints exactly one JSON document on stdout; progress, warnings and logs go
 to stderr. Exit codes: 0 success (including answers that decline or say "not
@@ -163,7 +164,8 @@ def _cmd_build(args) -> int:
     else:
         reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
                  if report.previous else f"; {report.embedded} chunks embedded")
-        print(f"Built {report.bundle} (course id {course_id}): {_count(report.sources, 'guide')}, {_count(report.chunks, 'chunk')}, "
+        print(f"Built {report.bundle} (course id {course_id}): {_count(report.sources, 'guide')}, "
+              f"{_count(report.chunks, 'chunk')}, "
               f"{_count(report.assets, 'image')} "
               f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
     return 0

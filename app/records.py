@@ -17,7 +17,8 @@ class SourceDoc:
 
     ``path`` is relative to the course root with ``/`` separators; ``text`` is the
     decoded text (invalid UTF-8 replaced by U+FFFD; for ``html`` and ``pdf`` the Markdown
-    text derived from the file); ``kind`` is ``markdown``, ``html``, ``pdf``, ``text`` or ``code``; ``language`` names a code sample's language.
+    text derived from the file); ``kind`` is ``markdown``, ``html``, ``pdf``, ``text`` or ``code``;
+    ``language`` names a code sample's language.
     """
 
     path: str

@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="where the .deb goes")
     parser.add_argument("--version", default="", help="the package version (default: pyproject.toml's)")
     parser.add_argument("--compression", choices=["xz", "gzip", "zstd", "none"], default="gzip",
-                        help="dpkg-deb's compressor (gzip, the default: 40 s; xz: 8 min for 4%% less, the models do not compress)")
+                        help="dpkg-deb's compressor (gzip, the default: 40 s; xz: 8 min for 4%% less: "
+                             "the models do not compress)")
     parser.add_argument("--maintainer", default=os.environ.get("DEB_MAINTAINER", DEFAULT_MAINTAINER),
                         help="the Maintainer field (default: $DEB_MAINTAINER)")
     args = parser.parse_args(argv)

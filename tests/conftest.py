@@ -56,6 +56,17 @@ The wi-fi radio is not used in this lesson.
 """
 
 
+@pytest.fixture(autouse=True)
+def _private_user_folders(tmp_path_factory, monkeypatch):
+    """Every test gets its own settings and log folders, and no course bundle from the
+    environment: a test never reads or writes the real user's settings or log (a test that needs
+    other values sets them itself)."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("LANTERN_LOG_DIR", str(home / "logs"))
+    monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
+
+
 @pytest.fixture()
 def course(tmp_path: Path) -> Path:
     """A tiny course folder: two guides, an image, an empty file, a hidden folder, a licence."""

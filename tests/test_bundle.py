@@ -260,3 +260,31 @@ def test_a_damaged_previous_bundle_lends_no_vectors(course, tmp_path):
     report = build_bundle(course, out, FakeEmbedder())  # the rebuild repairs it
     assert report.reused == 0 and note in report.notes
     BundleReader(out).close()
+
+
+def _set_schema(path, value: str) -> None:
+    """Record another schema version (and re-record the content digest, which covers meta)."""
+    from app.bundle.schema import CONTENT_DIGEST_KEY, connect, content_digest
+
+    conn = connect(str(path), read_only=False)
+    try:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (value,))
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    finally:
+        conn.close()
+
+
+def test_the_reader_opens_older_readable_schemas_and_names_older_and_newer_ones(bundle_path):
+    from app.bundle.schema import OLDEST_READABLE_SCHEMA, SCHEMA_VERSION
+
+    assert BundleReader(bundle_path).meta["schema_version"] == str(SCHEMA_VERSION)
+    _set_schema(bundle_path, str(OLDEST_READABLE_SCHEMA))
+    reader = BundleReader(bundle_path)  # a bundle of the oldest readable format still opens
+    assert reader.search_guides("oled") and reader.vector_matrix.shape[0] > 0
+    reader.close()
+    _set_schema(bundle_path, str(SCHEMA_VERSION + 1))
+    with pytest.raises(BundleError, match=r"built by a newer Lantern .*update Lantern"):
+        BundleReader(bundle_path)
+    _set_schema(bundle_path, str(OLDEST_READABLE_SCHEMA - 1))
+    with pytest.raises(BundleError, match=r"older than this app reads .*rebuild it"):
+        BundleReader(bundle_path)

@@ -146,3 +146,19 @@ def test_a_damaged_bundle_is_one_sentence_and_exit_1(capsys, bundle_path, tmp_pa
     else:
         assert captured.out == ""
     assert message in err
+
+
+def test_every_command_has_help_with_an_example(capsys):
+    import argparse
+
+    from app.cli import _parser
+
+    parser = _parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert {"build", "search", "ask", "eval", "inspect", "check", "courses", "install", "rollback"} <= set(commands)
+    for name in commands:
+        with pytest.raises(SystemExit) as stop:
+            main([name, "--help"])
+        assert stop.value.code == 0
+        text = capsys.readouterr().out
+        assert "example" in text.lower() and f"lantern {name}" in text, name

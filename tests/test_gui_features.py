@@ -42,7 +42,13 @@ def test_bundle_search_guides_prefix_snippets_and_hostile_input(gui_bundle):
     # Words no chunk has together fall back to chunks with any of them.
     assert {m.source for m in gui_bundle.search_guides("digitalWr zzzzqq")} == {"lessons/blink.md"}
     for hostile in ('"', "C++", "AND", "-v", "NEAR(", "*", "oled OR", "'; DROP TABLE chunks; --"):
-        gui_bundle.search_guides(hostile)  # must not raise
+        # The quoted expressions are valid FTS5 (search_guides itself returns [] on an SQL error,
+        # so it is the expressions that are checked: this raises apsw.SQLError if quoting broke).
+        for expression in guide_search_query(hostile):
+            if expression:
+                gui_bundle._query("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (expression,))
+    assert [m.source for m in gui_bundle.search_guides("oled OR")][:1] == ["lessons/oled.md"]  # "OR" is a word
+    assert gui_bundle.search_guides("'; DROP TABLE chunks; --") == [] and gui_bundle.search_guides("oled")
     assert gui_bundle.search_guides("zzzzqq") == []
 
 

@@ -210,7 +210,7 @@ def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"path", "size_bytes", "title", "course", "corpus_version", "schema_version", "built_at",
                         "embedding", "chunker", "libraries", "counts", "integrity"}
-    assert doc["title"] == "Test course" and doc["schema_version"] == 1
+    assert doc["title"] == "Test course" and doc["schema_version"] == 2
     assert doc["embedding"] == {"model_id": "fake/bag-of-words", "dim": 64, "checksum": "fake-checksum"}
     counts = doc["counts"]
     assert counts["sources"] == 2 and counts["assets"] == 1

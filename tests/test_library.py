@@ -349,7 +349,7 @@ def _damaged(kind: str, good: Path, tmp_path: Path, monkeypatch) -> Path:
     elif kind == "edited-chunk":
         edit(bad, "UPDATE chunks SET text = replace(text, '0x3C', '0x3E') WHERE text LIKE '%0x3C%'")
     elif kind == "newer-schema":
-        edit(bad, "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        edit(bad, "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     elif kind == "no-digest":
         edit(bad, "DELETE FROM meta WHERE key = 'content_digest'")
     elif kind == "other-embedding-model":

@@ -1,7 +1,10 @@
+import re
+
 import numpy as np
 import pytest
 
 from app.bundle.schema import quote_fts
+from app.ranking import top_k
 from app.retrieval.fusion import reciprocal_rank_fusion
 from app.retrieval.identifiers import extract_identifiers
 from app.retrieval.lexical import LexicalIndex, build_index
@@ -44,10 +47,22 @@ def test_identifiers_are_found_in_questions():
     assert extract_identifiers("What is IoT and WiFi?") == []
 
 
-@pytest.mark.parametrize("text", ['C++', 'AND', '"', '-v', 'NEAR(a b)', 'x OR y*', "it's"])
-def test_user_text_is_quoted_before_fts5(bundle, text):
+def test_quote_fts_doubles_quotes():
     assert quote_fts('say "hi"') == '"say ""hi"""'
-    bundle.fts_phrase(text, 5)  # must not raise an FTS5 syntax error
+
+
+@pytest.mark.parametrize("text, found", [('C++', False), ('AND', True), ('"', False), ('-v', False),
+                                         ('NEAR(a b)', False), ('x OR y*', False), ("it's", False),
+                                         ('display.display()', True), ('SDA to GPIO', True)])
+def test_user_text_is_searched_as_a_phrase_never_as_fts5_syntax(bundle, text, found):
+    # Unquoted, "AND"/"OR"/"NEAR(" are operators and '"', "C++", "-v" syntax errors (apsw.SQLError);
+    # quoted, each is a phrase of its words ("AND" is the word "and" of the wiring sentence).
+    ids = bundle.fts_phrase(text, 5)
+    assert bool(ids) == found, ids
+    if found:
+        words = [w for w in re.findall(r"\w+", text.lower())]
+        assert all(" ".join(words) in " ".join(re.findall(r"\w+", row.text.lower()))
+                   for row in bundle.chunks(ids).values())
 
 
 def test_search_finds_the_section_and_exact_identifier(bundle, fake_embedder):
@@ -139,8 +154,16 @@ def test_mismatched_or_missing_embedder_is_keyword_only(bundle):
     assert "other/model" in Retriever(bundle, Other()).degraded_reason
 
 
-def test_lexical_search_returns_positive_scores_best_first():
+def test_lexical_scores_rank_the_chunk_with_more_query_words_first():
     index = LexicalIndex(build_index(["red apple", "green apple pie", "blue sky"]))
-    result = index.search("apple pie", 3)
-    assert list(result.chunk_ids) == [2, 1]
-    assert np.all(np.diff(result.scores) <= 0)
+    scores = index.scores("apple pie")
+    assert scores.shape == (3,) and scores.dtype == np.float32
+    assert scores[1] > scores[0] > 0 and scores[2] == 0
+    assert list(top_k(scores, 3)) == [1, 0, 2]
+
+
+def test_top_k_is_best_first_with_ties_in_a_fixed_order():
+    scores = np.array([0.5, 0.9, 0.5, 0.1, 0.9], dtype=np.float32)
+    assert list(top_k(scores, 3)) == [1, 4, 0]  # ties by position
+    assert list(top_k(scores, 3, ties=np.array([9, 8, 7, 6, 5]))) == [4, 1, 2]  # ties by the given keys
+    assert list(top_k(scores, 0)) == [] and list(top_k(scores, 99)) == [1, 4, 0, 2, 3]

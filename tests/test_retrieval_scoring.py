@@ -214,15 +214,12 @@ HOSTILE = ["", "   ", "x" * 50_000, "?!.,;:-()[]{}", 'AND OR NOT "', "NEAR(a b) 
 
 
 @pytest.mark.parametrize("fusion", FUSIONS)
-def test_hostile_queries_never_raise_and_stay_fast(bundle, fake_embedder, fusion):
-    import time
-
+def test_hostile_queries_never_raise(bundle, fake_embedder, fusion):
+    # Their speed is measured by benchmarks/ (a wall-clock limit here would fail on a busy machine).
     retrievers = [Retriever(bundle, fake_embedder, fusion=fusion), Retriever(bundle, None, fusion=fusion)]
     for query in HOSTILE:
         for retriever in retrievers:
-            t0 = time.perf_counter()
             result = retriever.search(query, k=5)
-            assert time.perf_counter() - t0 < 2.0, f"{query[:20]!r} took too long"
             assert len(result.hits) <= 5
             assert all(h.source.startswith("lessons/") for h in result.hits)
         if not query.strip(" ?!.,;:-()[]{}*\"'\x00\x01"):

@@ -21,8 +21,8 @@ from typing import Callable
 
 from ..errors import ModelError, QuestionError
 from ..records import Answer, Passage
-from ..usertext import clean_user_text
 from ..retrieval.retriever import Retriever, previous_user_turn
+from ..usertext import clean_user_text
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import is_citation
 from .extractive import choose_quotes

@@ -22,6 +22,14 @@ from ..retrieval.retriever import HISTORY_WEIGHT
 from ..retrieval.tokenize import document_tokens, query_words
 from .blocks import Unit, passage_units
 
+#: A question asking for a count ("how many steps…", "the number of rules"): a list it quotes that
+#: goes on beyond the quoted passages gets PARTIAL_LIST_NOTE, so the student does not count the
+#: items shown and take that for the answer.
+_COUNT = re.compile(r"\bhow many\b|\bthe number of\b", re.I)
+_ITEM_LINE = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+PARTIAL_LIST_NOTE = ("Only part of the list is quoted here: it goes on in the guide, "
+                     "so open the section to see every item.")
+
 #: Weight of a block's cosine similarity to the question (``similarity``) added to its word score,
 #: and the characters of a block (heading included) that are embedded.
 SIMILARITY_WEIGHT = 0.5
@@ -179,10 +187,12 @@ class Quote:
     passage: Passage
     units: tuple[Unit, ...]
     heading: str
+    note: str = ""
 
     @property
     def markdown(self) -> str:
-        return _format_quote(list(self.units), self.passage.n, self.heading)
+        quoted = _format_quote(list(self.units), self.passage.n, self.heading)
+        return f"{quoted}\n\n*{self.note}*" if self.note else quoted
 
     @property
     def text(self) -> str:
@@ -218,6 +228,7 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     context_words = query_words(context) if context else []
     kind = question_kind(question)
     code = code_tokens(question)
+    counting = bool(_COUNT.search(question))
     scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
     for p in passages:
         units = passage_units(p.hit.text, p.hit.heading, offset=p.hit.span[0],
@@ -260,6 +271,10 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
             if score > 0 and score >= SECOND_BLOCK_SHARE * best_score and used + len(unit.text) <= PASSAGE_QUOTE_CHARS:
                 chosen.append(unit)
                 used += len(unit.text)
+        if counting and any(u.kind == "item" for u in chosen):
+            # "How many…": the items of the list are the answer, not the one or two best of them.
+            lists = {u.start for u in chosen if u.kind == "item"}
+            chosen += [u for _, u in units if u.kind == "item" and u.start in lists and u not in chosen]
         best = chosen[0]
         if _echoes(best, words) and best.order + 1 < len(units):
             # The block restating the question (a quoted error, a problem statement) is followed
@@ -288,4 +303,41 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
         if any(quote.text == earlier.text for earlier in quotes):
             continue  # the same words in another guide (a Python and an R version of a lesson)
         quotes.append(quote)
+    if guide_text is not None and counting:
+        partial = [i for i, q in enumerate(quotes) if _list_goes_on(q, quotes, guide_text)]
+        if partial:
+            last = quotes[partial[-1]]
+            quotes[partial[-1]] = Quote(last.passage, last.units, last.heading, PARTIAL_LIST_NOTE)
     return quotes
+
+
+def _is_list_line(line: str) -> bool:
+    return bool(_ITEM_LINE.match(line)) or (line[:1] in (" ", "\t") and bool(line.strip()))
+
+
+def _list_goes_on(quote: Quote, quotes: list[Quote], guide_text: Callable[[str], str]) -> bool:
+    """Whether a list ``quote`` shows is cut: shortened with "…", or running on past either end of its
+    passage into guide text that no other quote of the same guide shows."""
+    lists = [u for u in quote.units if u.kind in ("item", "lead-in") and re.search(r"(?m)^\s*([-*+]|\d+[.)])\s", u.text)]
+    if not lists:
+        return False
+    if any(re.search(r"(?m)^\s*(?:[-*+]|\d+[.)])?\s*…\s*$", u.text) for u in lists):
+        return True
+    hit = quote.passage.hit
+    guide = guide_text(hit.source)
+    if guide[hit.span[0]:hit.span[1]] != hit.text:
+        return False  # not the guide's text (a converted file): no way to tell
+    seen = [q.passage.hit.span for q in quotes if q.passage.hit.source == hit.source]
+    text = hit.text
+    if not text[max(u.end for u in lists):].strip():  # the list ends the passage: does the guide go on?
+        after = guide[hit.span[1]:]
+        nxt = next((line for line in after.splitlines() if line.strip()), "")
+        gap = len(after) - len(after.lstrip())
+        if _ITEM_LINE.match(nxt) and not any(start == hit.span[1] + gap or start == hit.span[1] for start, _ in seen):
+            return True
+    if not text[:min(u.start for u in lists)].strip():  # the list opens the passage: did it start before?
+        before = guide[:hit.span[0]].rstrip()
+        prev = before.splitlines()[-1] if before else ""
+        if _is_list_line(prev) and not any(end >= len(before) and end <= hit.span[0] for _, end in seen):
+            return True
+    return False

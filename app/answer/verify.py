@@ -45,7 +45,8 @@ _REFUSAL = re.compile(r"\b(don'?t|do not|doesn'?t|does not|cannot|can'?t)\s+(cov
 #: link, a heading path (" › "), or filler that announces an answer instead of giving it.
 _NOT_A_STATEMENT = re.compile(r"[?:]\s*$|^\s*(#|\||>)|\]\(| › |^\s*(the answer is|answer:|in summary|to summarize|"
                               r"refer (back )?to|see (the|this) (lesson|guide|section))", re.I)
-_UNIT = r"(?:%|°c|°f|[kmgt]?hz|[mk]?v|m?a|mah|[kmg]?b|[kmg]ib|ms|s|sec|seconds?|minutes?|hours?|days?|mm|cm|m|km|kg|g|w|kw|px|dpi|bps|kbps|mbps)"
+_UNIT = (r"(?:%|°c|°f|[kmgt]?hz|[mk]?v|m?a|mah|[kmg]?b|[kmg]ib|ms|s|sec|seconds?|minutes?|hours?|days?|"
+         r"mm|cm|m|km|kg|g|w|kw|px|dpi|bps|kbps|mbps)")
 #: A pin or port name and its number: "GPIO 2", "A 0", "D 13" (written in capitals).
 _PIN_GAP = re.compile(r"\b([A-Z]{1,6})\s+(\d+)\b")
 _UNIT_GAP = re.compile(rf"(?<=\d)\s+(?={_UNIT}(?![\w]))", re.I)
@@ -136,7 +137,8 @@ def support(sentence: str, texts: list[str]) -> float:
 class Verdict:
     """The judgement on one sentence: ``ok``; ``text`` the sentence with only valid markers (and an
     attributed marker added when it had none); ``cited`` the passage numbers it cites; ``reason``
-    why it was dropped (``empty``, ``form``, ``refusal``, ``off-question``, ``citation``, ``support``, ``facts``, ``negation``, ``repeat``)."""
+    why it was dropped (``empty``, ``form``, ``refusal``, ``off-question``, ``citation``, ``support``,
+    ``facts``, ``negation``, ``repeat``)."""
 
     ok: bool
     text: str

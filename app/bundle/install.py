@@ -36,8 +36,15 @@ from typing import Callable
 import apsw
 
 from ..errors import BundleError
-from .library import (DIGEST_MISMATCH, DIGEST_NOT_RECORDED, PREVIOUS_SUFFIX, _too_new, bundle_identity,
-                      check_course_id, verify_digest)
+from .library import (
+    DIGEST_MISMATCH,
+    DIGEST_NOT_RECORDED,
+    PREVIOUS_SUFFIX,
+    _too_new,
+    bundle_identity,
+    check_course_id,
+    verify_digest,
+)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: Bytes copied at a time (1 MiB).

@@ -18,11 +18,12 @@ from pathlib import Path
 import apsw
 import numpy as np
 
-from ..usertext import clean_user_text
 from ..errors import BundleError
+from ..ranking import top_k
 from ..records import Heading
 from ..retrieval.fusion import diversify_sources
-from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, connect, content_digest, quote_fts
+from ..usertext import clean_user_text
+from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
 log = logging.getLogger(__name__)
 
@@ -141,9 +142,15 @@ class BundleReader:
         except (apsw.Error, UnicodeDecodeError) as exc:
             raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
         schema = self.meta.get("schema_version", "?")
-        if schema != str(SCHEMA_VERSION):
-            raise BundleError(f"The course bundle {self.path} has schema version {schema}; this app reads version "
-                              f"{SCHEMA_VERSION}. Rebuild the bundle with this version of Lantern.")
+        version = int(schema) if schema.isdigit() else -1
+        if version > SCHEMA_VERSION:
+            raise BundleError(f"The course bundle {self.path} was built by a newer Lantern (bundle schema version "
+                              f"{schema}; this app reads versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); "
+                              "update Lantern, or rebuild the bundle with this version.")
+        if version < OLDEST_READABLE_SCHEMA:
+            raise BundleError(f"The course bundle {self.path} has bundle schema version {schema}, older than this "
+                              f"app reads (versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); rebuild it with "
+                              "`lantern build`.")
         for key in ("corpus_version", "embedding_model_id", "embedding_dim", "embedding_checksum"):
             if key not in self.meta:
                 raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
@@ -262,7 +269,8 @@ class BundleReader:
     def vector_matrix(self) -> np.ndarray:
         """Every stored embedding as one ``(max chunk id, dim) float32`` matrix, row ``id - 1``
         (rows of ids without a vector are zero). Read on first use from ``vector_blocks`` (a few
-        large reads; ``chunk_vectors`` row by row in older bundles) and kept in memory: exact dot-product search over it measured faster here than ``vec0``
+        large reads; ``chunk_vectors`` row by row in older bundles) and kept in memory: exact
+        dot-product search over it measured faster here than ``vec0``
         KNN and much faster than ``vec0`` point lookups (docs/retrieval.md)."""
         dim = self.embedding_dim
         if self._query("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'"):
@@ -324,9 +332,7 @@ class BundleReader:
             # einsum, not ``@``: a multi-threaded BLAS matrix-vector product right after the ONNX
             # embedding call measured 20-30 ms here (threads fighting on 2 cores), einsum 0.3-0.5 ms.
             similarity = np.einsum("ij,j->i", matrix, vector)
-            top = np.argpartition(-similarity, k - 1)[:k]
-            top = top[np.lexsort((top, -similarity[top]))]
-            return [(int(i) + 1, float(1.0 - similarity[i])) for i in top]
+            return [(int(i) + 1, float(1.0 - similarity[i])) for i in top_k(similarity, k)]
         codes = self.sign_codes
         query = _sign_code(vector)
         hamming = np.bitwise_count(codes[0] ^ query[0]).astype(np.uint16)
@@ -334,8 +340,7 @@ class BundleReader:
             hamming += np.bitwise_count(codes[word] ^ query[word])
         candidates = np.argpartition(hamming, BINARY_RESCORE - 1)[:BINARY_RESCORE]
         similarity = np.einsum("ij,j->i", matrix[candidates], vector)
-        order = np.argpartition(-similarity, k - 1)[:k]
-        order = order[np.lexsort((candidates[order], -similarity[order]))]
+        order = top_k(similarity, k, ties=candidates)
         return [(int(candidates[i]) + 1, float(1.0 - similarity[i])) for i in order]
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:

@@ -29,7 +29,16 @@ import hashlib
 import apsw
 import sqlite_vec
 
-SCHEMA_VERSION = 1
+#: The bundle format this app writes. Bump it whenever a table or a ``meta`` key the app relies on
+#: is added or changed, and say here what changed:
+#: 1: sources, headings, chunks, chunks_fts, chunk_vectors, assets, lexical_index, meta
+#:    (``vector_blocks`` appeared later in version-1 bundles without a bump; the reader treats it
+#:    as optional);
+#: 2: ``vector_blocks`` always written; ``meta`` gains ``content_digest`` (checked at open),
+#:    ``course_id`` and ``course_version``.
+SCHEMA_VERSION = 2
+#: The oldest format this app still reads (every later table or key is optional to the reader).
+OLDEST_READABLE_SCHEMA = 1
 #: Chunks per ``vector_blocks`` row: 8,192 x 384 float32 = 12.6 MB, well under SQLite's 1 GB
 #: default blob limit, whatever the course size.
 VECTOR_BLOCK_ROWS = 8192

@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..logfile import details_hint
+
 log = logging.getLogger(__name__)
 
 NO_DISPLAY_MESSAGE = ("Lantern's window needs a graphical display and none was found; "
@@ -86,7 +88,7 @@ def _install_excepthook() -> None:
         if QApplication.instance() is not None:
             QMessageBox.critical(None, "Lantern",
                                  f"Something went wrong ({kind.__name__}: {value}). Lantern keeps running; "
-                                 "the details are in the log.")
+                                 f"{details_hint()}.")
 
     sys.excepthook = hook
 
@@ -107,10 +109,11 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
 
     from ..config import Settings, default_bundle, settings_problems
     from ..errors import LanternError
+    from ..logfile import start_log_file
     from .courses import CourseSwitcher
     from .workers import load_assistant
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    start_log_file()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Lantern")
     _install_excepthook()

@@ -18,9 +18,20 @@ import posixpath
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QKeyEvent, QPalette, QTextDocument
-from PySide6.QtWidgets import (QApplication, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
-                               QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch
 from ..records import HEADING_SEPARATOR

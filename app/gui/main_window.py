@@ -5,7 +5,8 @@ conversation / Copy answer; the earlier questions of the conversation, each reop
 answer as it was shown, kept in memory only; the answer, rendered from Markdown with ``[n]``
 links: the guides' own words as soon as the search is done, then the model's sentences above
 them, each once it passed the checks (an unchecked token is never shown); the answer's state in
-words; the numbered sources; the question box with Ask / Stop), **Contents** (the course's table of contents) and **Search** (the FTS5 guide
+words; the numbered sources; the question box with Ask / Stop), **Contents** (the course's table of
+contents) and **Search** (the FTS5 guide
 search, which works without any model). Right: the guide viewer with Back / Forward. The
 status bar names the course, the corpus version and build date, the model and any degraded
 state. All heavy work runs in :class:`~app.gui.workers.AssistantWorker` on its own thread.
@@ -24,9 +25,25 @@ import re
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl, Signal
 from PySide6.QtGui import QAccessible, QAction, QCloseEvent, QColor, QFont, QKeySequence, QPalette, QShortcut
-from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..answer.answerer import EXTRACTIVE_NOTE
 from ..answer.prompt import HISTORY_CHARS
@@ -41,10 +58,23 @@ from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .theme import answer_style, guide_style, muted_text, warning_text
 from .viewer import ViewerPanel, bold_font
 from .widgets import AnswerView, FitLabel
-from .words import (ANSWER_PLACEHOLDER, DEGRADED_NOTES, DEGRADED_WORDS, EARLIER_LATEST,  # noqa: F401
-                    EARLIER_PLACEHOLDER, EARLIER_TITLE, EARLIER_WORDS, EVIDENCE_WORDS, LOADING_NOTE,
-                    SEARCH_ONLY_WORDS, STATE_WORDS, STOPPED_WORDS, evidence_status, finished_status,
-                    short_question)
+from .words import (  # noqa: F401
+    ANSWER_PLACEHOLDER,
+    DEGRADED_NOTES,
+    DEGRADED_WORDS,
+    EARLIER_LATEST,
+    EARLIER_PLACEHOLDER,
+    EARLIER_TITLE,
+    EARLIER_WORDS,
+    EVIDENCE_WORDS,
+    LOADING_NOTE,
+    SEARCH_ONLY_WORDS,
+    STATE_WORDS,
+    STOPPED_WORDS,
+    evidence_status,
+    finished_status,
+    short_question,
+)
 from .workers import AssistantFactory, AssistantWorker
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
@@ -365,6 +395,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         lantern = bar.addMenu("&Lantern")
         action(lantern, "&Settings…", self.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
+        action(lantern, "&About Lantern", self.show_about, tip="Version, course, and where the log file is")
         lantern.addSeparator()
         action(lantern, "&Quit", self.close, QKeySequence.Quit)
         ask = bar.addMenu("&Conversation")
@@ -380,6 +411,20 @@ class MainWindow(QMainWindow):
         self.back_action.setEnabled(False)
         self.forward_action.setEnabled(False)
         QShortcut(QKeySequence(Qt.Key_Escape), self, self.stop)
+
+    def about_text(self) -> str:
+        """What the About box says: the app's version, the course, and the log file's path."""
+        from .. import __version__
+        from ..logfile import current_log_file
+
+        log_file = current_log_file()
+        return (f"Lantern {__version__}: answers from the course guides, offline.\n\n"
+                f"Course: {self.bundle.title} (corpus {self.bundle.corpus_version[:12]})\n"
+                f"Bundle: {self.bundle.path}\n"
+                f"Log file: {log_file if log_file else 'none (messages go to the terminal)'}")
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Lantern", self.about_text())
 
     def _start_worker(self, factory: AssistantFactory) -> None:
         self.thread_ = QThread(self)

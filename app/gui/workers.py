@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ..answer.answerer import Assistant
 from ..bundle.reader import BundleReader
 from ..errors import LanternError, ModelError
+from ..logfile import details_hint
 from ..retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ class AssistantWorker(QObject):
             return
         except Exception:  # a bug: log it, keep the app alive
             log.exception("loading the assistant failed")
-            self.crashed.emit("Loading the models failed unexpectedly; the details are in the log.")
+            self.crashed.emit(f"Loading the models failed unexpectedly; {details_hint()}.")
             return
         self.ready.emit(self.assistant)
 
@@ -128,7 +129,7 @@ class AssistantWorker(QObject):
             self.failed.emit(str(exc))
             return
         except Exception:
-            log.exception("answering %r failed", question)
-            self.crashed.emit("Answering failed unexpectedly; the details are in the log.")
+            log.exception("answering a question failed")  # never the question: the log is on disk
+            self.crashed.emit(f"Answering failed unexpectedly; {details_hint()}.")
             return
         self.finished.emit(answer)

@@ -21,11 +21,18 @@ import unicodedata
 UTF8_MAJORITY = 1
 
 
+#: Characters that belong inside words although they are not letters: the typographic apostrophes
+#: of "sensor’s" and "don’t" (what Windows-1252 text is full of), and the Unicode hyphens.
+_WORD_PUNCTUATION = "\u2019\u2018\u02bc\u2010\u2011"
+
+
 def _symbols_inside_words(text: str) -> int:
-    """Non-ASCII characters that are not letters or marks yet sit between two letters."""
+    """Non-ASCII characters that are not letters, marks or word punctuation (a typographic
+    apostrophe) yet sit between two letters."""
     count = 0
     for match in re.finditer(r"(?<=[^\W\d_])[^\x00-\x7f](?=[^\W\d_])", text):
-        if not unicodedata.category(match.group())[0] in "LM":
+        ch = match.group()
+        if unicodedata.category(ch)[0] not in "LM" and ch not in _WORD_PUNCTUATION:
             count += 1
     return count
 

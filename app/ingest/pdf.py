@@ -29,7 +29,6 @@ def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         from pypdf import PdfReader
-
         from pypdf.errors import DependencyError
 
         reader = PdfReader(io.BytesIO(data))

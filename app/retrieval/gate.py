@@ -142,7 +142,8 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
     when the course never mentions it, else ''. Only questions that are nothing but "what is /
     what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged; a
     possessive phrase ("the lab's closing time") and "the" followed by lower-case words the
-    course uses ("the closing time": a value, not a term) are not terms. The term is known when it occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
+    course uses ("the closing time": a value, not a term) are not terms. The term is known when it
+    occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
     for a single word, when its stem is in the lexical vocabulary."""
     for pattern in _DEFINITION:
         match = pattern.match(question)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import bm25s
@@ -46,14 +45,6 @@ def index_params() -> dict:
     """Parameters recorded in the bundle's meta."""
     return {**BM25_PARAMS, "tokenizer_version": TOKENIZER_VERSION, "coverage_floor": COVERAGE_FLOOR,
             "bm25s": bm25s.__version__}
-
-
-@dataclass(frozen=True)
-class LexicalResult:
-    """Chunk ids ``(k,) int64`` best first and their scores ``(k,) float32`` (higher is better)."""
-
-    chunk_ids: np.ndarray
-    scores: np.ndarray
 
 
 class LexicalIndex:
@@ -88,17 +79,6 @@ class LexicalIndex:
             matched += best > 0
         coverage = matched / len(words)
         return total * np.maximum(COVERAGE_FLOOR, 0.5 + 0.5 * coverage)
-
-    def search(self, query: str, k: int) -> LexicalResult:
-        """The ``k`` best chunks with a positive score."""
-        scores = self.scores(query)
-        k = min(k, self.num_docs)
-        if k <= 0:
-            return LexicalResult(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((top, -scores[top]))]  # best first, ties by chunk id
-        top = top[scores[top] > 0]
-        return LexicalResult(top.astype(np.int64) + 1, scores[top])
 
 
 def heading_coverage(words: list[tuple[str, ...]], heading_text: str) -> float:

@@ -15,12 +15,12 @@ import numpy as np
 
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
+from ..ranking import top_k
 from ..records import Hit
 from ..usertext import clean_user_text
-from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
-from .gate import (has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term,
-                   unknown_names)
+from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
+from .gate import has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term, unknown_names
 from .identifiers import extract_identifiers
 from .lexical import heading_coverage
 from .links import is_navigation, link_only_target
@@ -204,9 +204,7 @@ class Retriever:
                 bm25 += HISTORY_WEIGHT * self.bundle.lexical_index.scores(previous)
             else:
                 bm25 = self.bundle.lexical_index.scores(query)
-            n = min(LEXICAL_CANDIDATES, bm25.shape[0])
-            top = np.argpartition(-bm25, n - 1)[:n] if n else np.zeros(0, dtype=np.int64)
-            top = top[np.lexsort((top, -bm25[top]))]  # best first, ties by chunk id (as a stable sort)
+            top = top_k(bm25, LEXICAL_CANDIDATES)  # best first, ties by chunk id
             lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
             timings["lexical"] = (time.perf_counter() - t0) * 1000
 
