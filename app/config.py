@@ -142,13 +142,19 @@ def settings_problems() -> list[str]:
 
 
 def default_bundle() -> Path | None:
-    """The bundle to open when none is named, or None when there is none."""
+    """The bundle to open when none is named, or None when there is none: ``$LANTERN_BUNDLE``;
+    the settings' ``bundle`` (replaced by the newest copy of the same course when the course
+    library lists it as an older version); the bundle shipped with the app; the first course in
+    the machine-wide course folders."""
     override = os.environ.get("LANTERN_BUNDLE")
     if override:
         return Path(override)
     chosen = Settings.load().bundle
     if chosen:
-        return Path(chosen)
+        # The course last opened, or its newer version when one was installed since.
+        from .bundle.library import newest_version_of
+
+        return newest_version_of(Path(chosen))
     folders = [resource_root() / "corpus_bundle"]
     beside = app_dir()
     if beside is not None:

@@ -211,6 +211,22 @@ def test_courses_marks_a_tampered_bundle_damaged_and_another_embedding_model_key
     assert doc["courses"][1]["degraded"] == ["keyword-only"] and doc["courses"][1]["state"] == "ok"
 
 
+def test_the_remembered_course_opens_at_its_newest_version_after_an_update(course, library, monkeypatch):
+    from app.config import default_bundle
+
+    library["machine"].mkdir()
+    library["user"].mkdir()
+    old = build_at(course, library["machine"] / "lab.sqlite", "2026-01-10T09:00:00", monkeypatch)
+    library["config"].mkdir()
+    (library["config"] / "settings.json").write_text(json.dumps({"bundle": str(old)}))
+    assert default_bundle() == old  # the only copy
+    (course / "lessons" / "extra.md").write_text("# Extra\n\nA new lesson about the buzzer on GPIO 4.\n")
+    new = build_at(course, library["user"] / "lab-v2.sqlite", "2026-02-10T09:00:00", monkeypatch)
+    assert default_bundle() == new  # installed since: the remembered course opens at its new version
+    monkeypatch.setenv("LANTERN_BUNDLE", str(old))
+    assert default_bundle() == old  # an explicit choice is kept
+
+
 def test_courses_with_no_bundles_names_the_folders_it_looked_in(library, capsys):
     assert main(["courses"]) == 0
     out = capsys.readouterr().out

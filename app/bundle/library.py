@@ -352,3 +352,20 @@ def list_courses(folders: list[CourseFolder] | None = None, *, verify: bool = Tr
             seen.add(key)
             entries.append(probe_bundle(path, folder.kind, verify=verify, embedding=embedding))
     return mark_older_versions(entries)
+
+
+def newest_version_of(path: Path, entries: list[CourseEntry] | None = None) -> Path:
+    """``path``, or the newest ``ok`` copy of the same course when the library lists ``path`` as
+    an ``older-version`` (a course updated from a USB stick since it was last opened). ``entries``
+    defaults to :func:`list_courses` without the digest check (reading each bundle's meta: a few ms
+    each). Never raises."""
+    try:
+        listed = list_courses(verify=False) if entries is None else entries
+        here = Path(path).resolve()
+        mine = next((e for e in listed if e.path.resolve() == here), None)
+        if mine is None or mine.state != STATE_OLDER:
+            return Path(path)
+        newest = [e for e in listed if e.course_id == mine.course_id and e.state == STATE_OK]
+        return newest[0].path if newest else Path(path)
+    except Exception:  # noqa: BLE001 - the remembered course still opens
+        return Path(path)
