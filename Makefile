@@ -38,7 +38,7 @@ endif
 # Also rebuilt when the code that decides the bundle's contents changes (chunking, tokenizer,
 # schema): an older bundle would be refused by the app. Rebuilds reuse unchanged vectors.
 $(BUNDLE): $(MODELS_STAMP) $(shell find $(COURSE) -type f 2>/dev/null) $(wildcard app/ingest/*.py) \
-		app/retrieval/tokenize.py app/retrieval/lexical.py app/bundle/schema.py app/bundle/builder.py
+		app/text/tokenize.py app/text/lexical.py app/bundle/schema.py app/bundle/builder.py
 	$(BIN)/lantern build $(COURSE) -o $(BUNDLE) --title "ESP32 Starter Lab"
 
 bundle: $(BUNDLE)

@@ -1,6 +1,9 @@
-"""Top-k selection shared by the lexical leg, the semantic leg and the bundle's KNN search."""
+"""Ranking helpers shared by retrieval and the bundle's own searches: top-k selection (the lexical
+leg, the KNN search) and source crowding (hybrid retrieval, guide search)."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -23,3 +26,25 @@ def top_k(scores: np.ndarray, k: int, ties: np.ndarray | None = None) -> np.ndar
     top = np.concatenate([above, tied])
     tie = top if ties is None else ties[top]
     return top[np.lexsort((tie, -scores[top]))].astype(np.int64)
+
+
+def diversify_sources(fused: list[tuple[int, float]], source_of: dict[int, int] | Callable[[int], int],
+                      per_source: int) -> list[tuple[int, float]]:
+    """Limit how many chunks of one guide lead the ranking ("source crowding", as web search
+    limits results per host): walking ``fused`` best first, the chunks of a source beyond its
+    first ``per_source`` are moved, in order, after every chunk that was not moved. Nothing
+    is dropped and scores are unchanged; ``per_source <= 0`` returns ``fused`` as it is.
+
+    ``source_of`` maps a chunk id to its source id (a dict or a function).
+    """
+    if per_source <= 0:
+        return list(fused)
+    lookup = source_of.__getitem__ if isinstance(source_of, dict) else source_of
+    seen: dict[int, int] = {}
+    kept: list[tuple[int, float]] = []
+    moved: list[tuple[int, float]] = []
+    for item in fused:
+        source = lookup(item[0])
+        seen[source] = seen.get(source, 0) + 1
+        (kept if seen[source] <= per_source else moved).append(item)
+    return kept + moved

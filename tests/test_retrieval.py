@@ -7,9 +7,9 @@ from app.bundle.schema import quote_fts
 from app.ranking import top_k
 from app.retrieval.fusion import reciprocal_rank_fusion
 from app.retrieval.identifiers import extract_identifiers
-from app.retrieval.lexical import LexicalIndex, build_index
 from app.retrieval.retriever import KEYWORD_ONLY, PER_SOURCE, Retriever
-from app.retrieval.tokenize import query_words
+from app.text.lexical import LexicalIndex, build_index
+from app.text.tokenize import query_words
 
 from .fakes import FakeEmbedder
 

@@ -2,13 +2,20 @@
 
 import pytest
 
+from app.ranking import diversify_sources
 from app.retrieval.folders import FolderIndex
-from app.retrieval.fusion import additive_fusion, diversify_sources, min_max_normalize, weighted_score_fusion
-from app.retrieval.gate import (has_strong_evidence, looks_like_name, missing_key_terms, outside_embedding_languages,
-                                undefined_term, unknown_names)
+from app.retrieval.fusion import additive_fusion, min_max_normalize, weighted_score_fusion
+from app.retrieval.gate import (
+    has_strong_evidence,
+    looks_like_name,
+    missing_key_terms,
+    outside_embedding_languages,
+    undefined_term,
+    unknown_names,
+)
 from app.retrieval.identifiers import extract_identifiers
 from app.retrieval.retriever import FUSIONS, Retriever
-from app.retrieval.tokenize import written_words
+from app.text.tokenize import written_words
 
 from .fakes import FakeEmbedder
 

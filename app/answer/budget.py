@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..records import Hit, Passage
-from ..retrieval.tokenize import document_tokens, query_words
+from ..text.tokenize import document_tokens, query_words
 
 _BOUNDARY = re.compile(r"\n|[.!?](?=\s)")
 

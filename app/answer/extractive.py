@@ -19,7 +19,7 @@ from typing import Callable
 from ..records import Passage
 from ..retrieval.identifiers import extract_identifiers
 from ..retrieval.retriever import HISTORY_WEIGHT
-from ..retrieval.tokenize import document_tokens, query_words
+from ..text.tokenize import document_tokens, query_words
 from .blocks import Unit, passage_units
 
 #: A question asking for a count ("how many steps…", "the number of rules"): a list it quotes that

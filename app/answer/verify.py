@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..records import Passage
-from ..retrieval.tokenize import document_tokens, query_words
+from ..text.tokenize import document_tokens, query_words
 from .blocks import split_sentences
 from .citations import is_citation
 

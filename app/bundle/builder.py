@@ -33,7 +33,7 @@ from ..embedding import BATCH_SIZE, Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
-from ..retrieval.lexical import build_index, index_params
+from ..text.lexical import build_index, index_params
 from .library import check_course_id, default_course_id, identity_meta
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables

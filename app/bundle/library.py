@@ -228,7 +228,7 @@ def _too_new(path: Path) -> str:
     else ''. Never raises."""
     import json
 
-    from ..retrieval.tokenize import TOKENIZER_VERSION
+    from ..text.tokenize import TOKENIZER_VERSION
     from .schema import SCHEMA_VERSION, connect
 
     try:

@@ -19,9 +19,8 @@ import apsw
 import numpy as np
 
 from ..errors import BundleError
-from ..ranking import top_k
+from ..ranking import diversify_sources, top_k
 from ..records import Heading
-from ..retrieval.fusion import diversify_sources
 from ..usertext import clean_user_text
 from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
@@ -155,7 +154,7 @@ class BundleReader:
             if key not in self.meta:
                 raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
                                   "or foreign build); rebuild it with `lantern build`.")
-        from ..retrieval.tokenize import TOKENIZER_VERSION
+        from ..text.tokenize import TOKENIZER_VERSION
 
         try:
             built_with = json.loads(self.meta.get("lexical", "{}")).get("tokenizer_version")
@@ -222,15 +221,13 @@ class BundleReader:
                                   "rebuild it.") from exc
 
     # --- lexical ----------------------------------------------------------------------
-    @cached_property
-    def lexical_index(self):
-        """The BM25 index stored in the bundle (loaded on first use)."""
-        from ..retrieval.lexical import LexicalIndex
-
+    def lexical_files(self) -> dict[str, bytes]:
+        """The serialized BM25 index stored in the bundle, file name -> bytes (the retriever loads
+        it: :class:`app.text.lexical.LexicalIndex`). Raises :class:`BundleError` when it is missing."""
         files = dict(self._query("SELECT name, data FROM lexical_index"))
         if not files:
             raise BundleError(f"The course bundle {self.path} has no lexical index; rebuild it with `lantern build`.")
-        return LexicalIndex(files)
+        return files
 
     def fts_phrase(self, phrase: str, k: int) -> list[int]:
         """Chunk ids whose text contains ``phrase`` as an FTS5 phrase, best BM25 first (at most ``k``)."""

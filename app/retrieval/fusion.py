@@ -17,8 +17,6 @@ Three methods, compared with ``lantern eval`` (docs/retrieval.md):
 
 from __future__ import annotations
 
-from typing import Callable
-
 RRF_K = 60
 
 
@@ -79,25 +77,3 @@ def additive_fusion(bm25: dict[int, float], cosine: dict[int, float], c: float,
 
 def _ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def diversify_sources(fused: list[tuple[int, float]], source_of: dict[int, int] | Callable[[int], int],
-                      per_source: int) -> list[tuple[int, float]]:
-    """Limit how many chunks of one guide lead the ranking ("source crowding", as web search
-    limits results per host): walking ``fused`` best first, the chunks of a source beyond its
-    first ``per_source`` are moved, in order, after every chunk that was not moved. Nothing
-    is dropped and scores are unchanged; ``per_source <= 0`` returns ``fused`` as it is.
-
-    ``source_of`` maps a chunk id to its source id (a dict or a function).
-    """
-    if per_source <= 0:
-        return list(fused)
-    lookup = source_of.__getitem__ if isinstance(source_of, dict) else source_of
-    seen: dict[int, int] = {}
-    kept: list[tuple[int, float]] = []
-    moved: list[tuple[int, float]] = []
-    for item in fused:
-        source = lookup(item[0])
-        seen[source] = seen.get(source, 0) + 1
-        (kept if seen[source] <= per_source else moved).append(item)
-    return kept + moved

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .tokenize import _WORD, CJK, word_variants
+from ..text.tokenize import _WORD, CJK, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
 #: The English pronoun "I" and its contractions, capitalised wherever they stand: never names.

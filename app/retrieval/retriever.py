@@ -10,21 +10,22 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..bundle.reader import BundleReader
 from ..embedding import Embedder
-from ..ranking import top_k
+from ..ranking import diversify_sources, top_k
 from ..records import Hit
+from ..text.lexical import LexicalIndex, heading_coverage
+from ..text.tokenize import query_words
 from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
-from .fusion import additive_fusion, diversify_sources, reciprocal_rank_fusion, weighted_score_fusion
+from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .gate import has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term, unknown_names
 from .identifiers import extract_identifiers
-from .lexical import heading_coverage
 from .links import is_navigation, link_only_target
-from .tokenize import query_words
 
 LEXICAL_CANDIDATES = 40
 SEMANTIC_CANDIDATES = 40
@@ -55,7 +56,7 @@ ADDITIVE_HEADING = 0.0
 #: coverage of the best chunk instead.
 MIN_SIMILARITY = 0.25
 MIN_LEXICAL_COVERAGE = 0.6
-#: Source crowding (app/retrieval/fusion.py ``diversify_sources``): chunks of one guide
+#: Source crowding (app/ranking.py ``diversify_sources``): chunks of one guide
 #: beyond this many are ranked after the other guides' chunks; 0 turns it off.
 PER_SOURCE = 2
 #: Navigation sections (a heading and a link to another lesson: "## Next") rank after the other
@@ -179,6 +180,12 @@ class Retriever:
     def degraded(self) -> tuple[str, ...]:
         return (KEYWORD_ONLY,) if self.embedder is None else ()
 
+    @cached_property
+    def lexical_index(self) -> LexicalIndex:
+        """The bundle's BM25 index, loaded on first use (a few ms for IoT's 1,881 chunks). Raises
+        :class:`BundleError` when the bundle has none."""
+        return LexicalIndex(self.bundle.lexical_files())
+
     def search(self, question: str, k: int = 10, history: list[dict] | None = None,
                legs: tuple[str, ...] | None = None) -> Retrieval:
         """Rank chunks for ``question`` (a follow-up when ``history`` has a user turn); at most ``k`` hits.
@@ -200,10 +207,10 @@ class Retriever:
         if "lexical" in legs:
             t0 = time.perf_counter()
             if previous:
-                bm25 = self.bundle.lexical_index.scores(question)
-                bm25 += HISTORY_WEIGHT * self.bundle.lexical_index.scores(previous)
+                bm25 = self.lexical_index.scores(question)
+                bm25 += HISTORY_WEIGHT * self.lexical_index.scores(previous)
             else:
-                bm25 = self.bundle.lexical_index.scores(query)
+                bm25 = self.lexical_index.scores(query)
             top = top_k(bm25, LEXICAL_CANDIDATES)  # best first, ties by chunk id
             lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
             timings["lexical"] = (time.perf_counter() - t0) * 1000
@@ -264,9 +271,9 @@ class Retriever:
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
         best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
-        names = unknown_names(question, self.bundle.lexical_index.has_token,
+        names = unknown_names(question, self.lexical_index.has_token,
                               lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
-        term = undefined_term(question, self.bundle.lexical_index.has_token,
+        term = undefined_term(question, self.lexical_index.has_token,
                               lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
         if term and term not in names:
             names.append(term)
@@ -421,13 +428,13 @@ class Retriever:
     def _best_coverage(self, query: str, lexical_ids: list[int], known_only: bool = False) -> float:
         """Share of the query's words found in the best lexical chunk (0..1); with
         ``known_only``, of the query's words that occur somewhere in the course."""
-        from .tokenize import document_tokens, query_words
+        from ..text.tokenize import document_tokens, query_words
 
         if not lexical_ids:
             return 0.0
         words = query_words(query)
         if known_only:
-            words = [w for w in words if any(self.bundle.lexical_index.has_token(v) for v in w)]
+            words = [w for w in words if any(self.lexical_index.has_token(v) for v in w)]
         row = self.bundle.chunks([lexical_ids[0]]).get(lexical_ids[0])
         if len(words) < (2 if known_only else 1) or row is None:
             return 0.0
