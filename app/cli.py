@@ -377,7 +377,6 @@ def _cmd_eval(args) -> int:
     from .evaluation.questions import load_questions
     from .evaluation.report import build_report, format_report
     from .evaluation.runner import run_questions
-    from .retrieval.retriever import MIN_SIMILARITY
 
     questions = load_questions(args.questions)
     bundle = _open_bundle(args.bundle)
@@ -385,7 +384,7 @@ def _cmd_eval(args) -> int:
     results = run_questions(retriever, questions)
     doc = build_report(results, bundle=str(bundle.path), questions=str(args.questions),
                        corpus_version=bundle.corpus_version, fusion=args.fusion, degraded=retriever.degraded,
-                       threshold=None if retriever.degraded else MIN_SIMILARITY)
+                       threshold=None if retriever.degraded else retriever.settings.min_similarity)
     if args.answers:
         from .answer.answerer import Assistant
         from .evaluation.answers import format_answers, run_answers

@@ -1,4 +1,4 @@
-"""Compare fusion methods (and their parameters) with the evaluation harness.
+"""Compare fusion methods (and their parameters, as RetrievalSettings overrides) with the evaluation harness.
 
 Loads the embedder once, runs every question file's hybrid ranking per fusion setting,
 and prints Hit@1 / Hit@6 / MRR@10 / nDCG@10 / Hit@sent by expected source, MRR@10 by expected
@@ -12,6 +12,7 @@ usage: python benchmarks/fusion_compare.py BUNDLE QUESTIONS.jsonl [BUNDLE QUESTI
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from app.bundle.reader import BundleReader
@@ -19,10 +20,11 @@ from app.embedding import FastEmbedder
 from app.evaluation.questions import load_questions
 from app.evaluation.report import build_report
 from app.evaluation.runner import run_questions
-from app.retrieval import retriever as r
+from app.retrieval.retriever import RetrievalSettings, Retriever
 
-def _w(sem: float, lex: float, heading: float = 0.0) -> dict:
-    return {"WEIGHTS": {"semantic": sem, "lexical": lex, "exact": 0.2, "heading": heading}}
+
+def _w(sem: float, lex: float) -> dict:
+    return {"semantic_weight": sem, "lexical_weight": lex}
 
 
 SETTINGS = [
@@ -30,18 +32,15 @@ SETTINGS = [
     ("weighted 0.7/0.3", "weighted", _w(0.7, 0.3)),
     ("weighted 0.5/0.5", "weighted", _w(0.5, 0.5)),
     ("weighted 0.3/0.7", "weighted", _w(0.3, 0.7)),
-    ("weighted 0.7/0.3 + heading 0.1", "weighted", _w(0.7, 0.3, 0.1)),
-    ("weighted 0.7/0.3 + heading 0.2", "weighted", _w(0.7, 0.3, 0.2)),
-    ("additive c=10", "additive", {"ADDITIVE_C": 10.0}),
-    ("additive c=20", "additive", {"ADDITIVE_C": 20.0}),
-    ("additive c=40", "additive", {"ADDITIVE_C": 40.0}),
-    ("additive c=20 + heading 3", "additive", {"ADDITIVE_C": 20.0, "ADDITIVE_HEADING": 3.0}),
+    ("additive c=10", "additive", {"additive_c": 10.0}),
+    ("additive c=20", "additive", {"additive_c": 20.0}),
+    ("additive c=40", "additive", {"additive_c": 40.0}),
     # Ablations of the default (weighted 0.7/0.3): adaptive lexical weight, source crowding.
-    ("weighted 0.7/0.3, adaptive off", "weighted", {"ADAPTIVE_COVERAGE": 0.0}),
-    ("weighted 0.7/0.3, crowding off", "weighted", {"PER_SOURCE": 0}),
-    ("weighted 0.7/0.3, both off", "weighted", {"ADAPTIVE_COVERAGE": 0.0, "PER_SOURCE": 0}),
-    ("weighted 0.7/0.3, 1 chunk per guide", "weighted", {"PER_SOURCE": 1}),
-    ("weighted 0.7/0.3, 3 chunks per guide", "weighted", {"PER_SOURCE": 3}),
+    ("weighted 0.7/0.3, adaptive off", "weighted", {"adaptive_coverage": 0.0}),
+    ("weighted 0.7/0.3, crowding off", "weighted", {"per_source": 0}),
+    ("weighted 0.7/0.3, both off", "weighted", {"adaptive_coverage": 0.0, "per_source": 0}),
+    ("weighted 0.7/0.3, 1 chunk per guide", "weighted", {"per_source": 1}),
+    ("weighted 0.7/0.3, 3 chunks per guide", "weighted", {"per_source": 3}),
 ]
 
 
@@ -56,17 +55,10 @@ def main(argv: list[str]) -> int:
         print(f"\n### {Path(questions_path).name}\n")
         rows, classes = [], None
         for name, fusion, overrides in SETTINGS:
-            saved = {key: getattr(r, key) for key in overrides}
-            for key, value in overrides.items():
-                setattr(r, key, value)
-            try:
-                retriever = r.Retriever(bundle, embedder, fusion=fusion)
-                doc = build_report(run_questions(retriever, questions, modes=("hybrid",)), bundle=bundle_path,
-                                   questions=questions_path, corpus_version=bundle.corpus_version,
-                                   fusion=fusion, degraded=(), threshold=r.MIN_SIMILARITY)
-            finally:
-                for key, value in saved.items():
-                    setattr(r, key, value)
+            retriever = Retriever(bundle, embedder, fusion=fusion, settings=replace(RetrievalSettings(), **overrides))
+            doc = build_report(run_questions(retriever, questions, modes=("hybrid",)), bundle=bundle_path,
+                               questions=questions_path, corpus_version=bundle.corpus_version,
+                               fusion=fusion, degraded=(), threshold=retriever.settings.min_similarity)
             source = doc["ranking"]["hybrid"]["source"]
             classes = classes or list(source["by_class"])
             rows.append((name, source, doc["ranking"]["hybrid"]["section"]["overall"]))

@@ -1,4 +1,5 @@
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ from app.bundle.schema import quote_fts
 from app.ranking import top_k
 from app.retrieval.fusion import reciprocal_rank_fusion
 from app.retrieval.identifiers import extract_identifiers
-from app.retrieval.retriever import KEYWORD_ONLY, PER_SOURCE, Retriever
+from app.retrieval.retriever import KEYWORD_ONLY, PER_SOURCE, RetrievalSettings, Retriever
 from app.text.lexical import LexicalIndex, build_index
 from app.text.tokenize import query_words
 
@@ -110,8 +111,8 @@ def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle
     assert retriever.search(question, history=history).hits[0].source == "lessons/blink.md"
     # Retrieved as one text (the history weighing as much as the question), the OLED turn wins.
     assert retriever.search(f"{previous}\n{question}").hits[0].source == "lessons/oled.md"
-    monkeypatch.setattr(retriever_module, "HISTORY_WEIGHT", 1.0)
-    assert retriever.search(question, history=history).hits[0].source == "lessons/oled.md"
+    heavy = Retriever(bundle, fake_embedder, settings=replace(RetrievalSettings(), history_weight=1.0))
+    assert heavy.search(question, history=history).hits[0].source == "lessons/oled.md"
 
 
 def test_a_new_self_contained_question_ignores_the_previous_turn(bundle, fake_embedder):

@@ -18,7 +18,7 @@ from app.cli import main
 from app.evaluation.questions import load_questions
 from app.evaluation.report import build_report
 from app.evaluation.runner import run_questions
-from app.retrieval.retriever import DEFAULT_FUSION, MIN_SIMILARITY, Retriever
+from app.retrieval.retriever import DEFAULT_FUSION, Retriever
 
 from .conftest import ROOT, shared_dir
 
@@ -42,7 +42,7 @@ def _report(bundle_path: Path, questions: Path, embedder) -> dict:
         results = run_questions(retriever, load_questions(questions))
         return build_report(results, bundle=str(bundle_path), questions=str(questions),
                             corpus_version=bundle.corpus_version, fusion=DEFAULT_FUSION, degraded=(),
-                            threshold=MIN_SIMILARITY)
+                            threshold=retriever.settings.min_similarity)
     finally:
         bundle.close()
 

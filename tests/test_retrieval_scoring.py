@@ -1,5 +1,7 @@
 """Fusion methods, named folders, the evidence gate, legs, and hostile queries on the fake bundle."""
 
+from dataclasses import replace
+
 import pytest
 
 from app.ranking import diversify_sources
@@ -14,7 +16,7 @@ from app.retrieval.gate import (
     unknown_names,
 )
 from app.retrieval.identifiers import extract_identifiers
-from app.retrieval.retriever import FUSIONS, Retriever
+from app.retrieval.retriever import FUSIONS, RetrievalSettings, Retriever
 from app.text.tokenize import written_words
 
 from .fakes import FakeEmbedder
@@ -329,7 +331,6 @@ def test_a_link_only_section_brings_the_guide_it_links_to(tmp_path, fake_embedde
 def test_navigation_sections_rank_after_sections_with_content(tmp_path, fake_embedder, monkeypatch):
     from app.bundle.builder import build_bundle
     from app.bundle.reader import BundleReader
-    from app.retrieval import retriever as retriever_module
     from app.retrieval.links import is_navigation
 
     known = {"lessons/04-oled/README.md", "lessons/05-wifi/README.md", "lessons/04-oled/assignment.md"}
@@ -351,6 +352,7 @@ def test_navigation_sections_rank_after_sections_with_content(tmp_path, fake_emb
     retriever = Retriever(BundleReader(tmp_path / "b.sqlite"), fake_embedder)
     headings = [h.heading.split(" › ")[-1] for h in retriever.search("OLED display", k=5).hits]
     assert "Next" in headings and headings.index("Next") > headings.index("Wiring"), headings
-    monkeypatch.setattr(retriever_module, "DEMOTE_NAVIGATION", False)
-    before = [h.heading.split(" › ")[-1] for h in retriever.search("OLED display", k=5).hits]
+    plain = Retriever(retriever.bundle, fake_embedder,
+                      settings=replace(RetrievalSettings(), demote_navigation=False))
+    before = [h.heading.split(" › ")[-1] for h in plain.search("OLED display", k=5).hits]
     assert before.index("Next") < before.index("Wiring"), before  # what the demotion changes

@@ -22,6 +22,7 @@ Two signals, combined by :func:`has_strong_evidence` (pure):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from ..text.tokenize import _WORD, CJK, word_variants
@@ -236,3 +237,42 @@ def has_strong_evidence(best_similarity: float | None, exact_matches: int, names
     if best_similarity is not None:
         return best_similarity >= min_similarity
     return (lexical_coverage or 0.0) >= min_coverage
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The gate's decision for one question: ``has_evidence``, and ``missing``: the names and key
+    terms of the question the course never mentions (unknown names, an undefined term, missing
+    code-shaped key terms), in order; they are why the question is not covered."""
+
+    has_evidence: bool
+    missing: tuple[str, ...]
+
+
+def judge(question: str, *, best_similarity: float | None, exact_matches: int,
+          in_vocabulary: Callable[[str], bool], phrase_found: Callable[[str], bool],
+          identifiers: Callable[[str], list[str]], lexical_coverage: Callable[[bool], float],
+          empty_guides: bool, min_similarity: float, min_coverage: float) -> Judgement:
+    """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
+    order): a question naming something the course never mentions (:func:`unknown_names`,
+    :func:`undefined_term`, :func:`missing_key_terms`) or a guide with no text (``empty_guides``)
+    has none; else :func:`has_strong_evidence` decides from ``best_similarity`` (cosine, None in
+    keyword-only mode), ``exact_matches`` and, without a similarity, ``lexical_coverage(False)``
+    (share of the question's words in the best BM25 chunk, 0..1); a question mostly in Chinese,
+    Japanese or Korean that fails is judged by ``lexical_coverage(True)`` (share of its words the
+    course knows) instead. ``in_vocabulary``, ``phrase_found`` and ``identifiers`` are the course
+    lookups the name rules use."""
+    names = unknown_names(question, in_vocabulary, phrase_found)
+    term = undefined_term(question, in_vocabulary, phrase_found)
+    if term and term not in names:
+        names.append(term)
+    names += [t for t in missing_key_terms(question, phrase_found, identifiers) if t not in names]
+    coverage = lexical_coverage(False) if best_similarity is None else None
+    has_evidence = has_strong_evidence(best_similarity, exact_matches, len(names), min_similarity,
+                                       coverage, min_coverage)
+    if empty_guides:  # the guide the question names is there, but has nothing to answer from
+        has_evidence = False
+    elif not has_evidence and not names and outside_embedding_languages(question):
+        # The English embedding model cannot judge this question: judge it lexically.
+        has_evidence = lexical_coverage(True) >= min_coverage
+    return Judgement(has_evidence, tuple(names))

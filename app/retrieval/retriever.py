@@ -18,12 +18,12 @@ from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..ranking import diversify_sources, top_k
 from ..records import Hit
-from ..text.lexical import LexicalIndex, heading_coverage
-from ..text.tokenize import query_words
+from ..text.lexical import LexicalIndex
+from ..text.tokenize import document_tokens, query_words
 from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
-from .gate import has_strong_evidence, missing_key_terms, outside_embedding_languages, undefined_term, unknown_names
+from .gate import judge
 from .identifiers import extract_identifiers
 from .links import is_navigation, link_only_target
 
@@ -42,12 +42,12 @@ LEGS = ("lexical", "semantic", "exact", "folders")
 #: on two question sets (docs/retrieval.md).
 FUSIONS = ("rrf", "weighted", "additive")
 DEFAULT_FUSION = "weighted"
-#: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs.
-WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2, "heading": 0.0}
+#: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs. (A
+#: heading/title leg was measured at 0.1 and 0.2 and lowered IoT MRR; it is gone: docs/retrieval.md.)
+WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
 #: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
 ADDITIVE_C = 20.0
 ADDITIVE_EXACT = 5.0
-ADDITIVE_HEADING = 0.0
 
 #: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
 #: contains one of its identifiers verbatim, or it names nothing the course never mentions
@@ -87,6 +87,31 @@ QUERY_CACHE_SIZE = 8
 KEYWORD_ONLY = "keyword-only"
 #: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
 MAX_QUERY_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """The retriever's tuning, one record (defaults: the module constants above, where each value's
+    measurement is written down). Tests and benchmarks pass another with
+    ``dataclasses.replace(RetrievalSettings(), per_source=0)`` instead of changing the constants."""
+
+    semantic_weight: float = WEIGHTS["semantic"]
+    lexical_weight: float = WEIGHTS["lexical"]
+    exact_weight: float = WEIGHTS["exact"]
+    additive_c: float = ADDITIVE_C
+    additive_exact: float = ADDITIVE_EXACT
+    adaptive_coverage: float = ADAPTIVE_COVERAGE
+    min_similarity: float = MIN_SIMILARITY
+    min_lexical_coverage: float = MIN_LEXICAL_COVERAGE
+    per_source: int = PER_SOURCE
+    demote_navigation: bool = DEMOTE_NAVIGATION
+    navigation_window: int = NAVIGATION_WINDOW
+    history_weight: float = HISTORY_WEIGHT
+    lexical_candidates: int = LEXICAL_CANDIDATES
+    semantic_candidates: int = SEMANTIC_CANDIDATES
+    exact_candidates: int = EXACT_CANDIDATES
+    folder_candidates: int = FOLDER_CANDIDATES
+    folder_max_chunks: int = FOLDER_MAX_CHUNKS
 
 
 @dataclass(frozen=True)
@@ -155,10 +180,11 @@ class Retriever:
     """
 
     def __init__(self, bundle: BundleReader, embedder: Embedder | None, *, fusion: str = DEFAULT_FUSION,
-                 legs: tuple[str, ...] = LEGS) -> None:
+                 legs: tuple[str, ...] = LEGS, settings: RetrievalSettings | None = None) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
         self.fusion = fusion
+        self.settings = settings or RetrievalSettings()
         self.legs = _check_legs(legs)
         self.bundle = bundle
         self.degraded_reason = ""
@@ -172,7 +198,6 @@ class Retriever:
             embedder = None
         self.embedder = embedder
         self._folder_index: FolderIndex | None = None
-        self._titles: dict[str, str] | None = None
         self._empty: list[tuple[str, str]] | None = None
         self._query_cache: dict[str, np.ndarray] = {}
 
@@ -208,10 +233,10 @@ class Retriever:
             t0 = time.perf_counter()
             if previous:
                 bm25 = self.lexical_index.scores(question)
-                bm25 += HISTORY_WEIGHT * self.lexical_index.scores(previous)
+                bm25 += self.settings.history_weight * self.lexical_index.scores(previous)
             else:
                 bm25 = self.lexical_index.scores(query)
-            top = top_k(bm25, LEXICAL_CANDIDATES)  # best first, ties by chunk id
+            top = top_k(bm25, self.settings.lexical_candidates)  # best first, ties by chunk id
             lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
             timings["lexical"] = (time.perf_counter() - t0) * 1000
 
@@ -219,10 +244,10 @@ class Retriever:
         if "exact" in legs:
             t0 = time.perf_counter()
             for phrase in extract_identifiers(question):
-                for cid in self.bundle.fts_phrase(phrase, EXACT_CANDIDATES):
+                for cid in self.bundle.fts_phrase(phrase, self.settings.exact_candidates):
                     if cid not in exact_ids:
                         exact_ids.append(cid)
-            exact_ids = exact_ids[:EXACT_CANDIDATES]
+            exact_ids = exact_ids[:self.settings.exact_candidates]
             timings["exact"] = (time.perf_counter() - t0) * 1000
 
         semantic: list[tuple[int, float]] = []
@@ -232,7 +257,7 @@ class Retriever:
             vector = self._query_vector(question, previous)
             timings["embed"] = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
-            semantic = self.bundle.knn(vector, SEMANTIC_CANDIDATES)
+            semantic = self.bundle.knn(vector, self.settings.semantic_candidates)
             timings["semantic"] = (time.perf_counter() - t0) * 1000
         semantic_ids = [cid for cid, _ in semantic]
         similarity = {cid: 1.0 - dist for cid, dist in semantic}
@@ -247,12 +272,12 @@ class Retriever:
         t0 = time.perf_counter()
         fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
         rows: dict = {}
-        if DEMOTE_NAVIGATION:  # before crowding, so a guide's places go to sections with content
+        if self.settings.demote_navigation:  # before crowding, so a guide's places go to sections with content
             fused = self._demote_navigation(fused, k, rows)
-        if PER_SOURCE:
+        if self.settings.per_source:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
-                                      PER_SOURCE)
+                                      self.settings.per_source)
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
@@ -271,26 +296,17 @@ class Retriever:
         timings["fusion"] = (time.perf_counter() - t0) * 1000
 
         best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
-        names = unknown_names(question, self.lexical_index.has_token,
-                              lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
-        term = undefined_term(question, self.lexical_index.has_token,
-                              lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)))
-        if term and term not in names:
-            names.append(term)
-        names += [t for t in missing_key_terms(question, lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
-                                               extract_identifiers) if t not in names]
-        coverage = self._best_coverage(query, lexical_ids) if best_similarity is None else None
-        has_evidence = has_strong_evidence(best_similarity, len(exact_ids), len(names), MIN_SIMILARITY,
-                                           coverage, MIN_LEXICAL_COVERAGE)
         empty = self._empty_guides_named(question)
-        if empty:  # the guide the question names is there, but has nothing to answer from
-            has_evidence = False
-        elif not has_evidence and not names and outside_embedding_languages(question):
-            # The English embedding model cannot judge this question: judge it lexically.
-            has_evidence = self._best_coverage(query, lexical_ids, known_only=True) >= MIN_LEXICAL_COVERAGE
-        return Retrieval(query=query, hits=hits, has_evidence=has_evidence, degraded=self.degraded,
+        judgement = judge(question, best_similarity=best_similarity, exact_matches=len(exact_ids),
+                          in_vocabulary=self.lexical_index.has_token,
+                          phrase_found=lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
+                          identifiers=extract_identifiers,
+                          lexical_coverage=lambda known_only: self._best_coverage(query, lexical_ids, known_only),
+                          empty_guides=bool(empty), min_similarity=self.settings.min_similarity,
+                          min_coverage=self.settings.min_lexical_coverage)
+        return Retrieval(query=query, hits=hits, has_evidence=judgement.has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
-                         unknown_names=tuple(names), empty_guides=empty)
+                         unknown_names=judgement.missing, empty_guides=empty)
 
     def question_vector(self, question: str) -> np.ndarray:
         """``(dim,) float32`` unit embedding of ``question`` alone, as :meth:`search` embedded it
@@ -312,7 +328,7 @@ class Retriever:
             self._query_cache.pop(next(iter(self._query_cache)))
         vector = vectors[question]
         if previous:
-            vector = vector + HISTORY_WEIGHT * vectors[previous]
+            vector = vector + self.settings.history_weight * vectors[previous]
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
 
@@ -320,7 +336,7 @@ class Retriever:
         """Move navigation sections (app/retrieval/links.py ``is_navigation``) among the first
         ``k + NAVIGATION_WINDOW`` hits after the others (stable; scores unchanged). The chunk rows
         it reads are added to ``rows``, for the search to reuse."""
-        window = fused[:k + NAVIGATION_WINDOW]
+        window = fused[:k + self.settings.navigation_window]
         rows.update(self.bundle.chunks([cid for cid, _ in window]))
         known = self.bundle.first_chunks.keys()
         navigation = {cid for cid, _ in window
@@ -376,11 +392,11 @@ class Retriever:
             return set(), lists
         if bm25 is not None:
             ranked = sorted(ids, key=lambda cid: (-bm25[cid - 1], cid))
-            lists.append([cid for cid in ranked[:FOLDER_CANDIDATES] if bm25[cid - 1] > 0])
-        if vector is not None and len(ids) <= FOLDER_MAX_CHUNKS:
+            lists.append([cid for cid in ranked[:self.settings.folder_candidates] if bm25[cid - 1] > 0])
+        if vector is not None and len(ids) <= self.settings.folder_max_chunks:
             for cid, stored in self.bundle.vectors([cid for cid in ids if cid not in similarity]).items():
                 similarity[cid] = float(np.dot(stored, vector))
-            lists.append(sorted(ids, key=lambda cid: (-similarity.get(cid, -1.0), cid))[:FOLDER_CANDIDATES])
+            lists.append(sorted(ids, key=lambda cid: (-similarity.get(cid, -1.0), cid))[:self.settings.folder_candidates])
         return set(ids), lists
 
     def _fuse(self, query: str, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
@@ -402,34 +418,20 @@ class Retriever:
                 similarity[cid] = float(np.dot(stored, vector))
             cosine = {cid: similarity[cid] for cid in candidates if cid in similarity}
         exact = {cid: 1.0 for cid in exact_ids}
-        heading = self._heading_scores(query, candidates) if bm25 is not None else {}
+        tuning = self.settings
         if self.fusion == "weighted":
-            lexical_weight = WEIGHTS["lexical"]
-            if ADAPTIVE_COVERAGE and cosine and lexical_ids:
+            lexical_weight = tuning.lexical_weight
+            if tuning.adaptive_coverage and cosine and lexical_ids:
                 coverage = self._best_coverage(query, lexical_ids)
-                lexical_weight *= min(1.0, coverage / ADAPTIVE_COVERAGE)
-            return weighted_score_fusion([cosine, lexical, exact, heading],
-                                         [WEIGHTS["semantic"], lexical_weight, WEIGHTS["exact"], WEIGHTS["heading"]])
-        bonus = {cid: ADDITIVE_EXACT * exact.get(cid, 0.0) + ADDITIVE_HEADING * heading.get(cid, 0.0)
-                 for cid in candidates}
-        return additive_fusion(lexical, cosine, ADDITIVE_C, bonus)
-
-    def _heading_scores(self, query: str, candidates: list[int]) -> dict[int, float]:
-        """Heading/title bonus per candidate: :func:`heading_coverage` of its guide title and heading path."""
-        if not (WEIGHTS["heading"] or ADDITIVE_HEADING):
-            return {}
-        if self._titles is None:
-            self._titles = {s.path: s.title for s in self.bundle.sources()}
-        words = query_words(query)
-        rows = self.bundle.chunks(candidates)
-        return {cid: heading_coverage(words, f"{self._titles.get(row.source, '')}\n{row.heading}")
-                for cid, row in rows.items()}
+                lexical_weight *= min(1.0, coverage / tuning.adaptive_coverage)
+            return weighted_score_fusion([cosine, lexical, exact],
+                                         [tuning.semantic_weight, lexical_weight, tuning.exact_weight])
+        bonus = {cid: tuning.additive_exact * exact.get(cid, 0.0) for cid in candidates}
+        return additive_fusion(lexical, cosine, tuning.additive_c, bonus)
 
     def _best_coverage(self, query: str, lexical_ids: list[int], known_only: bool = False) -> float:
         """Share of the query's words found in the best lexical chunk (0..1); with
         ``known_only``, of the query's words that occur somewhere in the course."""
-        from ..text.tokenize import document_tokens, query_words
-
         if not lexical_ids:
             return 0.0
         words = query_words(query)

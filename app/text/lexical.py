@@ -79,13 +79,3 @@ class LexicalIndex:
             matched += best > 0
         coverage = matched / len(words)
         return total * np.maximum(COVERAGE_FLOOR, 0.5 + 0.5 * coverage)
-
-
-def heading_coverage(words: list[tuple[str, ...]], heading_text: str) -> float:
-    """Share (0..1, higher is better) of the query's written words (``query_words`` output)
-    with a variant among the tokens of ``heading_text`` (a guide title and heading path).
-    The heading/title bonus of the retriever; 0.0 for no words."""
-    if not words:
-        return 0.0
-    tokens = set(document_tokens(heading_text))
-    return sum(any(v in tokens for v in variants) for variants in words) / len(words)
