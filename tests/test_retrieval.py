@@ -8,7 +8,8 @@ from app.bundle.schema import quote_fts
 from app.ranking import top_k
 from app.retrieval.fusion import reciprocal_rank_fusion
 from app.retrieval.identifiers import extract_identifiers
-from app.retrieval.retriever import KEYWORD_ONLY, PER_SOURCE, RetrievalSettings, Retriever
+from app.retrieval.retriever import KEYWORD_ONLY, RetrievalSettings, Retriever
+from app.retrieval.settings import PER_SOURCE
 from app.text.lexical import LexicalIndex, build_index
 from app.text.tokenize import query_words
 
@@ -98,7 +99,7 @@ def test_follow_up_folds_in_the_previous_user_turn(bundle, fake_embedder):
 
 
 def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle, fake_embedder, monkeypatch):
-    from app.retrieval import retriever as retriever_module
+    from app.retrieval import followups as followups_module
 
     previous = ("My OLED display stays blank. Is the I2C address 0x3C or 0x3D? "
                 "Should I run the scanner sketch for the display?")
@@ -106,7 +107,7 @@ def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle
     question = "Which GPIO pin does the onboard LED use?"
     # Taken as a follow-up (the weighting is what is tested here; a question that does not refer
     # back ignores the previous turn altogether: next test).
-    monkeypatch.setattr(retriever_module, "refers_back", lambda q: True)
+    monkeypatch.setattr(followups_module, "refers_back", lambda q: True)
     retriever = Retriever(bundle, fake_embedder)
     assert retriever.search(question, history=history).hits[0].source == "lessons/blink.md"
     # Retrieved as one text (the history weighing as much as the question), the OLED turn wins.

@@ -18,7 +18,7 @@ from typing import Callable
 
 from ..records import Passage
 from ..retrieval.identifiers import extract_identifiers
-from ..retrieval.retriever import HISTORY_WEIGHT
+from ..retrieval.settings import HISTORY_WEIGHT
 from ..text.tokenize import document_tokens, query_words
 from .blocks import Unit, passage_units
 

@@ -7,7 +7,6 @@ candidates. A follow-up question is retrieved together with the previous user tu
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,96 +21,12 @@ from ..text.lexical import LexicalIndex
 from ..text.tokenize import document_tokens, query_words
 from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
+from .followups import previous_user_turn, retrieval_query
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .gate import judge
 from .identifiers import extract_identifiers
-from .links import is_navigation, link_only_target
-
-LEXICAL_CANDIDATES = 40
-SEMANTIC_CANDIDATES = 40
-EXACT_CANDIDATES = 8
-#: Candidates each leg adds from a folder the question names (app/retrieval/folders.py);
-#: folders with more chunks than FOLDER_MAX_CHUNKS are scored by the lexical leg only.
-FOLDER_CANDIDATES = 8
-FOLDER_MAX_CHUNKS = 2000
-
-#: The legs a search can run: BM25, embedding KNN, FTS5 phrase matches of exact identifiers,
-#: and the named-folder boost (chunks of a folder the question names are ranked first).
-LEGS = ("lexical", "semantic", "exact", "folders")
-#: Fusion methods (app/retrieval/fusion.py); the default was chosen with ``lantern eval``
-#: on two question sets (docs/retrieval.md).
-FUSIONS = ("rrf", "weighted", "additive")
-DEFAULT_FUSION = "weighted"
-#: ``weighted`` fusion: weights of the min-max normalized semantic, lexical and exact legs. (A
-#: heading/title leg was measured at 0.1 and 0.2 and lowered IoT MRR; it is gone: docs/retrieval.md.)
-WEIGHTS = {"semantic": 0.7, "lexical": 0.3, "exact": 0.2}
-#: ``additive`` fusion: ``bm25 + ADDITIVE_C * cosine``, plus ``ADDITIVE_EXACT`` for an exact hit.
-ADDITIVE_C = 20.0
-ADDITIVE_EXACT = 5.0
-
-#: Evidence gate (app/retrieval/gate.py): a question has strong evidence when a chunk
-#: contains one of its identifiers verbatim, or it names nothing the course never mentions
-#: and its best chunk's cosine similarity reaches MIN_SIMILARITY. Calibrated on two question
-#: sets (docs/retrieval.md); keyword-only mode, which has no similarity, uses the lexical
-#: coverage of the best chunk instead.
-MIN_SIMILARITY = 0.25
-MIN_LEXICAL_COVERAGE = 0.6
-#: Source crowding (app/ranking.py ``diversify_sources``): chunks of one guide
-#: beyond this many are ranked after the other guides' chunks; 0 turns it off.
-PER_SOURCE = 2
-#: Navigation sections (a heading and a link to another lesson: "## Next") rank after the other
-#: hits among the first k + NAVIGATION_WINDOW; they hold no answer of their own.
-DEMOTE_NAVIGATION = True
-NAVIGATION_WINDOW = 10
-#: ``weighted`` fusion trusts BM25 in proportion to how much of the question it matched: the
-#: lexical weight is scaled by ``min(1, c / ADAPTIVE_COVERAGE)``, where ``c`` is the share of the
-#: question's words in the best BM25 chunk. A paraphrase ("the little LCD on my Seeed gadget")
-#: matches few words, and the chunk that matches them is usually not the answer. IoT MRR@10:
-#: off 0.860, 0.5 -> 0.874, 0.6 -> 0.885, 0.7 -> 0.874, 0.8 -> 0.851 (demo set 1.0 throughout);
-#: 0.6 is also the keyword-only gate's coverage floor. 0 turns it off.
-ADAPTIVE_COVERAGE = 0.6
-
-#: Follow-ups: the previous user turn counts this much of the question's own weight, in both
-#: legs: BM25 ``scores(question) + w * scores(previous)``, and the query vector is
-#: ``normalize(e(question) + w * e(previous))`` (history terms weighted below the current turn,
-#: as in the "historical query expansion" of Lin et al., "Query Reformulation using Query
-#: History for Passage Retrieval in Conversational Search", 2020). Retrieving the two as one text
-#: (w = 1) let an earlier question outrank a new topic ("How do I wire the DHT11 sensor?" after
-#: an OLED question). Follow-up MRR@10, IoT (6 questions that refer back) / demo (8, 4 of them
-#: new topics): one text 0.917 / 0.889; w = 0.8 0.889 / 0.906; 0.7 0.889 / 0.917; 0.6 0.917 / 1.0;
-#: 0.5 0.875 / 1.0; 0.2 0.597 / 1.0 (docs/retrieval.md).
-HISTORY_WEIGHT = 0.6
-#: Query embeddings kept for reuse (a follow-up's previous turn was embedded by the last search).
-QUERY_CACHE_SIZE = 8
-
-KEYWORD_ONLY = "keyword-only"
-#: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
-MAX_QUERY_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    """The retriever's tuning, one record (defaults: the module constants above, where each value's
-    measurement is written down). Tests and benchmarks pass another with
-    ``dataclasses.replace(RetrievalSettings(), per_source=0)`` instead of changing the constants."""
-
-    semantic_weight: float = WEIGHTS["semantic"]
-    lexical_weight: float = WEIGHTS["lexical"]
-    exact_weight: float = WEIGHTS["exact"]
-    additive_c: float = ADDITIVE_C
-    additive_exact: float = ADDITIVE_EXACT
-    adaptive_coverage: float = ADAPTIVE_COVERAGE
-    min_similarity: float = MIN_SIMILARITY
-    min_lexical_coverage: float = MIN_LEXICAL_COVERAGE
-    per_source: int = PER_SOURCE
-    demote_navigation: bool = DEMOTE_NAVIGATION
-    navigation_window: int = NAVIGATION_WINDOW
-    history_weight: float = HISTORY_WEIGHT
-    lexical_candidates: int = LEXICAL_CANDIDATES
-    semantic_candidates: int = SEMANTIC_CANDIDATES
-    exact_candidates: int = EXACT_CANDIDATES
-    folder_candidates: int = FOLDER_CANDIDATES
-    folder_max_chunks: int = FOLDER_MAX_CHUNKS
+from .reorder import follow_links, navigation_last
+from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -133,41 +48,6 @@ class Retrieval:
     exact_matches: int = 0
     unknown_names: tuple[str, ...] = ()
     empty_guides: tuple[str, ...] = ()
-
-
-#: Words and openings by which a question refers back to the previous turn ("which socket does *it*
-#: plug into?", "can I have more than one of *those*?", "*and* what if…", "what about…").
-_REFERS_BACK = re.compile(
-    r"\b(it|its|it's|itself|that|this|those|these|they|them|their|theirs|there|he|she|his|her|same|"
-    r"also|instead|else|one|ones|former|latter|above|previous|earlier)\b|^\s*(and|but|so|ok|okay|then|"
-    r"what about|how about)\b", re.IGNORECASE)
-
-
-def refers_back(question: str) -> bool:
-    """Whether ``question`` refers back to the previous turn (a pronoun such as *it*, *those*,
-    *their*, or an opening such as "And…", "What about…"). Only such a question is a follow-up:
-    a new, self-contained question is retrieved and gated on its own words, so an unrelated
-    question after an answered one ("Where is the cafeteria?") is not answered from the previous
-    turn's lesson (issue 11)."""
-    return bool(_REFERS_BACK.search(question[:MAX_QUERY_CHARS]))
-
-
-def previous_user_turn(history: list[dict] | None, question: str | None = None) -> str:
-    """The last user message of ``history`` cut to MAX_QUERY_CHARS characters; '' when there is
-    none, or when ``question`` is given and does not :func:`refers_back` to it."""
-    if question is not None and not refers_back(question):
-        return ""
-    previous = [m["content"] for m in (history or []) if m.get("role") == "user" and m.get("content")]
-    return previous[-1][:MAX_QUERY_CHARS] if previous else ""
-
-
-def retrieval_query(question: str, history: list[dict] | None) -> str:
-    """The text retrieved for: the question, preceded by the previous user turn when the question
-    refers back to it. Each part is cut to MAX_QUERY_CHARS characters (the answerer refuses longer
-    questions; the retriever stays fast on any input)."""
-    question = question[:MAX_QUERY_CHARS]
-    previous = previous_user_turn(history, question)
-    return f"{previous}\n{question}" if previous else question
 
 
 class Retriever:
@@ -273,7 +153,9 @@ class Retriever:
         fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
         rows: dict = {}
         if self.settings.demote_navigation:  # before crowding, so a guide's places go to sections with content
-            fused = self._demote_navigation(fused, k, rows)
+            window = k + self.settings.navigation_window
+            rows.update(self.bundle.chunks([cid for cid, _ in fused[:window]]))
+            fused = navigation_last(fused, window, rows, self.bundle.first_chunks.keys())
         if self.settings.per_source:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
@@ -282,7 +164,7 @@ class Retriever:
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
-        fused = self._follow_links(fused, rows, k)
+        fused = follow_links(fused, rows, self.bundle.first_chunks, k)
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
@@ -331,38 +213,6 @@ class Retriever:
             vector = vector + self.settings.history_weight * vectors[previous]
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
-
-    def _demote_navigation(self, fused: list[tuple[int, float]], k: int, rows: dict) -> list[tuple[int, float]]:
-        """Move navigation sections (app/retrieval/links.py ``is_navigation``) among the first
-        ``k + NAVIGATION_WINDOW`` hits after the others (stable; scores unchanged). The chunk rows
-        it reads are added to ``rows``, for the search to reuse."""
-        window = fused[:k + self.settings.navigation_window]
-        rows.update(self.bundle.chunks([cid for cid, _ in window]))
-        known = self.bundle.first_chunks.keys()
-        navigation = {cid for cid, _ in window
-                      if cid in rows and is_navigation(rows[cid].text, rows[cid].source, known)}
-        if not navigation:
-            return fused
-        return [f for f in window if f[0] not in navigation] + [f for f in window if f[0] in navigation] \
-            + fused[len(window):]
-
-    def _follow_links(self, fused: list[tuple[int, float]], rows: dict, k: int) -> list[tuple[int, float]]:
-        """Place the first chunk of the guide a link-only section points to (app/retrieval/links.py)
-        right after that section, with its score; at most ``k`` hits."""
-        first = self.bundle.first_chunks
-        out: list[tuple[int, float]] = []
-        placed: set[int] = set()
-        for cid, score in fused:
-            if cid in placed:
-                continue
-            out.append((cid, score))
-            placed.add(cid)
-            row = rows.get(cid)
-            target = link_only_target(row.text, row.source, first.keys()) if row is not None else None
-            if target is not None and first[target] not in placed:
-                out.append((first[target], score))
-                placed.add(first[target])
-        return out[:k]
 
     def _empty_guides_named(self, question: str) -> tuple[str, ...]:
         """Paths of the guides without chunks (say, only front matter) whose title, of at least
