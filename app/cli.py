@@ -20,6 +20,7 @@ from pathlib import Path
 from . import __version__
 from .config import Settings, default_bundle, default_chat_model
 from .errors import BundleError, LanternError, ModelError
+from .records import join_heading
 from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
 
 log = logging.getLogger("lantern")
@@ -219,7 +220,7 @@ def _cmd_search(args) -> int:
     if result.degraded:
         print(f"({', '.join(result.degraded)})")
     for hit in result.hits:
-        where = f"{hit.source} › {hit.heading}" if hit.heading else hit.source
+        where = join_heading(hit.source, hit.heading)
         excerpt = " ".join(hit.text.split())[:110]
         print(f"{hit.score:.4f}  {where}\n        {excerpt}")
     if not result.hits:
@@ -286,7 +287,7 @@ def _print_sources(passages, title: str) -> None:
         return
     print(f"\n{title}")
     for p in passages:
-        where = f"{p.hit.source} › {p.hit.heading}" if p.hit.heading else p.hit.source
+        where = join_heading(p.hit.source, p.hit.heading)
         print(f"  [{p.n}] {where}")
 
 

@@ -11,6 +11,17 @@ from dataclasses import dataclass, field
 HEADING_SEPARATOR = " › "
 
 
+def join_heading(*parts: str) -> str:
+    """The non-empty ``parts`` joined with HEADING_SEPARATOR (``join_heading("guide.md", "")`` is
+    ``"guide.md"``): a heading path, or a guide and a heading path."""
+    return HEADING_SEPARATOR.join(p for p in parts if p)
+
+
+def heading_leaf(path: str) -> str:
+    """The last heading of a heading path (``"Lesson 4 › Wiring"`` -> ``"Wiring"``), stripped."""
+    return path.split(HEADING_SEPARATOR)[-1].strip() if path else ""
+
+
 @dataclass(frozen=True)
 class SourceDoc:
     """One guide file read from the course folder.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LanternError
+from .records import heading_leaf
 
 #: The self-test's answer length in tokens: enough to show generation and citation checking
 #: work, short enough to finish quickly on a 2-core lab PC (an answer in the app may use 200).
@@ -54,7 +55,7 @@ def self_test_question(bundle) -> str:
     rows = (bundle._query("SELECT heading FROM chunks WHERE heading LIKE '% › %' ORDER BY id LIMIT 1")
             or bundle._query("SELECT heading FROM chunks WHERE heading != '' ORDER BY id LIMIT 1"))
     if rows:
-        topic = rows[0][0].split(" › ")[-1]
+        topic = heading_leaf(rows[0][0])
     else:
         topic = bundle.sources()[0].title
     return f"What do the guides say about \"{topic}\"?"

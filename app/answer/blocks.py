@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..ingest.markdown import parse_blocks
+from ..records import heading_leaf
 
 #: Most list items, code lines and table rows a lead-in unit carries (the rest becomes "…").
 MAX_BLOCK_ITEMS = 8
@@ -176,7 +177,7 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
     ``offset`` is the passage's start in it: used to find the header of a table the passage
     starts inside.
     """
-    heading = heading_path.split(" › ")[-1].strip() if heading_path else ""
+    heading = heading_leaf(heading_path)
     blocks = parse_blocks(text)
     units: list[Unit] = []
 

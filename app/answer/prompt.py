@@ -8,7 +8,7 @@ last :data:`HISTORY_MESSAGES` of them, each capped at :data:`HISTORY_CHARS` char
 
 from __future__ import annotations
 
-from ..records import Passage
+from ..records import Passage, join_heading
 
 SYSTEM_PROMPT = (
     "You are Lantern, a course assistant for students. Answer the question using only the numbered "
@@ -38,7 +38,7 @@ def format_sources(passages: list[Passage], titles: dict[str, str]) -> str:
         title = titles.get(p.hit.source, "")
         heading = p.hit.heading
         if title and not heading.startswith(title):
-            heading = f"{title} › {heading}" if heading else title
+            heading = join_heading(title, heading)
         # a guide can neither end its block nor open a block that looks like another source
         text = p.hit.text.replace("</source>", "</ source>").replace("<source", "< source")
         blocks.append(f'<source n="{p.n}" guide="{p.hit.source}" section="{heading}">\n{text}\n</source>')

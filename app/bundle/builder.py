@@ -33,6 +33,7 @@ from ..embedding import BATCH_SIZE, Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.reader import IMAGE_TYPES
+from ..records import join_heading
 from ..text.lexical import build_index, index_params
 from .library import check_course_id, default_course_id, identity_meta
 from .plan import CoursePlan, Progress, corpus_version, plan_course
@@ -250,7 +251,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
                                  (chunk_id, chunk.key, source_id, chunk.heading, chunk.anchor, chunk.ordinal,
                                   chunk.start, chunk.end, chunk.text, chunk.indexed_text, chunk.sha256))
                     conn.execute("INSERT INTO chunks_fts(rowid, heading, text) VALUES (?,?,?)",
-                                 (chunk_id, f"{cd.title} › {chunk.heading}" if chunk.heading else cd.title, chunk.text))
+                                 (chunk_id, join_heading(cd.title, chunk.heading), chunk.text))
             for rel, path in plan.assets.items():
                 data = path.read_bytes()
                 conn.execute("INSERT INTO assets VALUES (?,?,?,?)",

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch
-from ..records import HEADING_SEPARATOR
+from ..records import HEADING_SEPARATOR, join_heading
 from .render import mark_prefixes, plain_marks, snippet_html
 from .theme import mark_colors
 from .widgets import FitLabel
@@ -250,7 +250,7 @@ class GuideSearch(QWidget):
         item.setData(HTML_ROLE, f"<div><b>{head}</b><br/>{body}"
                                 f"<br/><small>{html.escape(folder or match.source)}</small></div>")
         item.setData(LOCATION_ROLE, match.chunk_id)
-        item.setToolTip(f"{match.source} › {match.heading}")
+        item.setToolTip(join_heading(match.source, match.heading))
         return item
 
     def _to_results(self) -> None:

@@ -30,7 +30,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..ingest.markdown import inline_text, line_starts
 from ..ingest.slug import Slugger
-from ..records import Heading
+from ..records import Heading, join_heading
 
 #: A citation marker as the citation check leaves it: ``[3]`` or ``[1, 2]``.
 CITATION_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
@@ -300,7 +300,7 @@ def plain_marks(text: str, start: str, end: str) -> str:
 
 def citation_label(source: str, heading: str) -> str:
     """How a citation is written out in copied text: ``guide path › heading path``."""
-    return f"{source} › {heading}" if heading else source
+    return join_heading(source, heading)
 
 
 def answer_as_text(text: str, cited: list[tuple[int, str, str]], nearest: bool = False) -> str:

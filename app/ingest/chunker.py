@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from ..records import HEADING_SEPARATOR, Chunk, Heading, SourceDoc
+from ..records import HEADING_SEPARATOR, Chunk, Heading, SourceDoc, join_heading
 from .markdown import Block, front_matter_end, parse_blocks
 from .slug import Slugger
 
@@ -92,10 +92,8 @@ def _pack(text: str, blocks: list[Block], settings: ChunkerSettings) -> list[tup
 
 
 def _context(path: str, title: str, heading_path: tuple[str, ...]) -> str:
-    folder = posixpath.dirname(path).replace("/", " › ").replace("-", " ").replace("_", " ")
-    parts = [title]
-    parts.extend(h for h in heading_path if h != title)
-    head = " › ".join(parts)
+    folder = join_heading(*posixpath.dirname(path).split("/")).replace("-", " ").replace("_", " ")
+    head = join_heading(title, *(h for h in heading_path if h != title))
     return f"{head}\n({folder})" if folder else head
 
 
