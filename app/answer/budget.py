@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..records import Hit, Passage
-from ..text.tokenize import document_tokens, query_words
+from ..text.tokenize import document_tokens, query_words, words_found
 
 _BOUNDARY = re.compile(r"\n|[.!?](?=\s)")
 
@@ -90,10 +90,10 @@ def trim_to_window(text: str, question: str, max_chars: int) -> tuple[int, int]:
             found |= token_sets[j]
             j += 1
         if j == i:  # one piece longer than the window: cut it
-            score = sum(any(v in token_sets[i] for v in w) for w in words)
+            score = words_found(words, token_sets[i])
             window = (pieces[i][0], pieces[i][0] + max_chars)
         else:
-            score = sum(any(v in found for v in w) for w in words)
+            score = words_found(words, found)
             window = (pieces[i][0], pieces[j - 1][1])
         if score > best_score:
             best, best_score = window, score

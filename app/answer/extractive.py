@@ -19,7 +19,7 @@ from typing import Callable
 from ..records import Passage
 from ..retrieval.identifiers import extract_identifiers
 from ..retrieval.settings import HISTORY_WEIGHT
-from ..text.tokenize import document_tokens, query_words
+from ..text.tokenize import document_tokens, query_words, words_found
 from .blocks import Unit, passage_units
 
 #: A question asking for a count ("how many steps…", "the number of rules"): a list it quotes that
@@ -142,7 +142,7 @@ def _echoes(unit: Unit, words: list[tuple[str, ...]]) -> bool:
     if not own or "```" in unit.text:
         return False
     asked = {v for w in words for v in w}
-    return sum(any(v in asked for v in w) for w in own) >= ECHO_SHARE * len(own)
+    return words_found(own, asked) >= ECHO_SHARE * len(own)
 
 
 def _merge_rows(texts: list[str], kinds: list[str]) -> list[str]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..records import Passage
-from ..text.tokenize import document_tokens, query_words
+from ..text.tokenize import coverage, document_tokens, query_words
 from .blocks import split_sentences
 from .citations import is_citation
 
@@ -130,7 +130,7 @@ def support(sentence: str, texts: list[str]) -> float:
     tokens: set[str] = set()
     for text in texts:
         tokens.update(document_tokens(text))
-    return sum(any(v in tokens for v in w) for w in words) / len(words)
+    return coverage(words, tokens)
 
 
 @dataclass(frozen=True)

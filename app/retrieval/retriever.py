@@ -18,7 +18,7 @@ from ..embedding import Embedder
 from ..ranking import diversify_sources, top_k
 from ..records import Hit
 from ..text.lexical import LexicalIndex
-from ..text.tokenize import document_tokens, query_words
+from ..text.tokenize import coverage, document_tokens, query_words
 from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .followups import previous_user_turn, retrieval_query
@@ -291,7 +291,7 @@ class Retriever:
         if len(words) < (2 if known_only else 1) or row is None:
             return 0.0
         tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
-        return sum(any(v in tokens for v in w) for w in words) / len(words)
+        return coverage(words, tokens)
 
 
 def _check_legs(legs) -> tuple[str, ...]:

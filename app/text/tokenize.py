@@ -105,3 +105,15 @@ def document_tokens(text: str) -> list[str]:
     for word in written_words(text):
         tokens.extend(word_variants(word))
     return tokens
+
+
+def words_found(words: list[tuple[str, ...]], tokens: set[str] | frozenset[str]) -> int:
+    """How many of ``words`` (:func:`query_words` output: one variant tuple per word) have a
+    variant among ``tokens`` (a set of :func:`document_tokens`)."""
+    return sum(any(v in tokens for v in w) for w in words)
+
+
+def coverage(words: list[tuple[str, ...]], tokens: set[str] | frozenset[str]) -> float:
+    """Share (0..1, higher is better) of ``words`` found in ``tokens`` (:func:`words_found`);
+    0.0 when there are no words."""
+    return words_found(words, tokens) / len(words) if words else 0.0
