@@ -19,9 +19,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..answer.answerer import Assistant
 from ..bundle.reader import BundleReader
-from ..errors import LanternError, ModelError
+from ..errors import LanternError
 from ..logfile import details_hint
-from ..retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -31,31 +30,23 @@ AssistantFactory = Callable[..., Assistant]
 
 
 def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:
-    """The real assistant: the bundle's embedding model and a chat GGUF (default: the settings'
-    choice, else the manifest's), on the settings' number of CPU threads (0 = all cores but one).
+    """The real assistant (:func:`app.assistant.build_assistant`): the bundle's embedding model
+    and a chat GGUF (default: the settings' choice, else the manifest's), on the settings' number
+    of CPU threads (0 = all cores but one).
 
     A missing or broken model is not fatal: it is reported (``warning=True``) and the assistant
-    runs in the named degraded state (``keyword-only`` / ``search-only``).
+    runs in the named degraded state (``keyword-only`` / ``search-only``). An embedding model
+    that does not fit the bundle is not reported here: the window names it from the retriever.
     """
-    from ..answer.llm import LlamaChatModel
-    from ..config import Settings, default_chat_model
-    from ..embedding import FastEmbedder
+    from ..assistant import EMBEDDER_MISMATCH, NO_EMBEDDER, build_assistant
 
-    report("Loading the embedding model…")
-    try:
-        embedder = FastEmbedder()
-    except ModelError as exc:
-        log.warning("embedding model unavailable: %s", exc)
-        report(str(exc), warning=True)
-        embedder = None
-    report("Loading the language model…")
-    try:
-        llm = LlamaChatModel(model_path or default_chat_model(), threads=Settings.load().threads)
-    except ModelError as exc:
-        log.warning("chat model unavailable: %s", exc)
-        report(str(exc), warning=True)
-        llm = None
-    return Assistant(Retriever(bundle, embedder), llm)
+    def warn(what: str, message: str) -> None:
+        if what == EMBEDDER_MISMATCH:
+            return
+        log.warning("%s unavailable: %s", "embedding model" if what == NO_EMBEDDER else "chat model", message)
+        report(message, warning=True)
+
+    return build_assistant(bundle, model_path=model_path, warn=warn, progress=report)
 
 
 class AssistantWorker(QObject):
