@@ -4,6 +4,9 @@ worker and --self-test: `lantern ask` end to end on the fake models, and the set
 from __future__ import annotations
 
 import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the worker test's QApplication needs no display
 
 import pytest
 
@@ -87,3 +90,12 @@ def test_the_self_test_uses_the_settings_threads(bundle_path, fake_models):
     Settings(threads=2).save()
     report = run_self_test(bundle_path, embedder=FakeEmbedder(), cpu_features=())
     assert report.chat_model == FakeChatModel.name and fake_models["threads"] == 2
+
+
+def test_the_worker_says_ready_with_a_status_record_not_the_assistant(qtbot, bundle):
+    from app.gui.workers import AssistantWorker, LoadedStatus
+
+    worker = AssistantWorker(lambda: build_assistant(bundle, embedder=None, chat_model=FakeChatModel()))
+    with qtbot.waitSignal(worker.ready, timeout=2000) as ready:
+        worker.load()
+    assert ready.args == [LoadedStatus(FakeChatModel.name, ("keyword-only",), "the embedding model is not available")]

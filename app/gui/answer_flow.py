@@ -17,7 +17,7 @@ from .ask_panel import ANSWER_DESCRIPTION, state_words
 from .conversation import Conversation, Exchange
 from .render import CITATION_MARKER, answer_as_text
 from .words import DEGRADED_NOTES, EARLIER_WORDS, EVIDENCE_WORDS, SEARCH_ONLY_WORDS, evidence_status, finished_status
-from .workers import AssistantFactory, AssistantWorker
+from .workers import AssistantFactory, AssistantWorker, LoadedStatus
 
 if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
@@ -182,11 +182,10 @@ class AnswerFlow(QObject):
     def _show_note(self, message: str) -> None:
         self.window._show_note(message)
 
-    def _ready(self, assistant) -> None:
+    def _ready(self, loaded: LoadedStatus) -> None:
         self.ready = True
-        self.degraded = tuple(assistant.degraded)
-        self.status.show_models(assistant.model_name, self.degraded,
-                                getattr(assistant.retriever, "degraded_reason", ""))
+        self.degraded = loaded.degraded
+        self.status.show_models(loaded.model_name, self.degraded, loaded.keyword_only_reason)
         notes = [DEGRADED_NOTES[d] for d in self.degraded if d in DEGRADED_NOTES]
         self.panel.notice.setText(" ".join(notes))
         self.panel.notice.setVisible(bool(notes))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -49,11 +50,28 @@ def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report
     return build_assistant(bundle, model_path=model_path, warn=warn, progress=report)
 
 
+@dataclass(frozen=True)
+class LoadedStatus:
+    """What the window needs to know of the loaded assistant (the ``ready`` signal): the chat
+    model's name ('' without one), the degraded states, and why search is keyword-only, if it is."""
+
+    model_name: str
+    degraded: tuple[str, ...]
+    keyword_only_reason: str = ""
+
+    @classmethod
+    def of(cls, assistant: Assistant) -> LoadedStatus:
+        """The status of ``assistant`` (a factory may return any object with ``answer``: what it
+        lacks counts as no model name, nothing degraded)."""
+        return cls(getattr(assistant, "model_name", ""), tuple(getattr(assistant, "degraded", ())),
+                   getattr(getattr(assistant, "retriever", None), "degraded_reason", ""))
+
+
 class AssistantWorker(QObject):
     """Owns the assistant; every slot runs in the worker thread.
 
     Signals: ``progress(str)`` a status note; ``warning(str)`` a one-sentence problem that
-    does not stop the app; ``ready(object)`` the loaded :class:`Assistant`; ``evidence_ready(object)``
+    does not stop the app; ``ready(object)`` a :class:`LoadedStatus` once the assistant is loaded; ``evidence_ready(object)``
     the extractive :class:`Answer` as soon as retrieval is done (before the model runs);
     ``sentence(str)`` one of the model's sentences that passed every check (never an unchecked token);
     ``finished(object)`` the final :class:`Answer`; ``failed(str)`` a one-sentence error
@@ -101,7 +119,7 @@ class AssistantWorker(QObject):
             log.exception("loading the assistant failed")
             self.crashed.emit(f"Loading the models failed unexpectedly; {details_hint()}.")
             return
-        self.ready.emit(self.assistant)
+        self.ready.emit(LoadedStatus.of(self.assistant))
 
     @Slot(str, list)
     def ask(self, question: str, history: list) -> None:
