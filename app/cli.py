@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .config import Settings, default_bundle, default_chat_model
+from .config import default_bundle
 from .errors import BundleError, LanternError, ModelError
 from .records import join_heading
 from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
@@ -117,21 +117,25 @@ def _open_bundle(path: Path | None):
     return BundleReader(path)
 
 
+def _warn(instead: str):
+    """``warn`` for :func:`app.assistant.build_assistant`: a warning on stderr; without the
+    chat model, one ending "``instead`` (search-only)."."""
+    from .assistant import EMBEDDER_MISMATCH, NO_EMBEDDER
+
+    def warn(what: str, message: str) -> None:
+        if what == NO_EMBEDDER:
+            print(f"warning: {message} Searching by keywords only.", file=sys.stderr)
+        elif what == EMBEDDER_MISMATCH:
+            print(f"warning: keyword-only: {message}.", file=sys.stderr)
+        else:
+            print(f"warning: {message} {instead} (search-only).", file=sys.stderr)
+    return warn
+
+
 def _retriever(bundle, keyword_only: bool, fusion: str = DEFAULT_FUSION):
-    from .retrieval.retriever import Retriever
+    from .assistant import LOAD, build_retriever
 
-    embedder = None
-    if not keyword_only:
-        from .embedding import FastEmbedder
-
-        try:
-            embedder = FastEmbedder()
-        except ModelError as exc:
-            print(f"warning: {exc} Searching by keywords only.", file=sys.stderr)
-    retriever = Retriever(bundle, embedder, fusion=fusion)
-    if retriever.degraded_reason and embedder is not None:
-        print(f"warning: keyword-only: {retriever.degraded_reason}.", file=sys.stderr)
-    return retriever
+    return build_retriever(bundle, embedder=None if keyword_only else LOAD, fusion=fusion, warn=_warn(""))
 
 
 def _cmd_build(args) -> int:
@@ -229,7 +233,7 @@ def _cmd_search(args) -> int:
 
 
 def _cmd_ask(args) -> int:
-    from .answer.answerer import Assistant
+    from .assistant import LOAD, build_assistant
 
     history = None
     if args.history:
@@ -237,9 +241,9 @@ def _cmd_ask(args) -> int:
     if not args.query.strip():
         raise LanternError("The question is empty; type a question about the course.")
     bundle = _open_bundle(args.bundle)
-    retriever = _retriever(bundle, args.keyword_only)
-    llm = None if args.search_only else _chat_model(args.model, "Showing the best passages instead")
-    assistant = Assistant(retriever, llm)
+    assistant = build_assistant(bundle, embedder=None if args.keyword_only else LOAD,
+                                chat_model=None if args.search_only else LOAD, model_path=args.model,
+                                warn=_warn("Showing the best passages instead"))
     if args.json:
         print(json.dumps(assistant.answer(args.query, history).as_json(), ensure_ascii=False))
         return 0
@@ -267,18 +271,6 @@ def _cmd_ask(args) -> int:
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
     return 0
-
-
-def _chat_model(model, instead: str):
-    """The chat model (``--model``, else the settings' or the manifest's default) on the settings'
-    threads; None, with a warning on stderr ending "``instead`` (search-only).", when it cannot load."""
-    from .answer.llm import LlamaChatModel
-
-    try:
-        return LlamaChatModel(model or default_chat_model(), threads=Settings.load().threads)
-    except ModelError as exc:
-        print(f"warning: {exc} {instead} (search-only).", file=sys.stderr)
-        return None
 
 
 def _print_sources(passages, title: str) -> None:
@@ -387,11 +379,12 @@ def _cmd_eval(args) -> int:
                        corpus_version=bundle.corpus_version, fusion=args.fusion, degraded=retriever.degraded,
                        threshold=None if retriever.degraded else retriever.settings.min_similarity)
     if args.answers:
-        from .answer.answerer import Assistant
+        from .assistant import LOAD, build_assistant
         from .evaluation.answers import format_answers, run_answers
 
-        llm = None if args.search_only else _chat_model(args.model, "Grading extractive answers")
-        doc["answers"] = run_answers(Assistant(retriever, llm), questions)
+        assistant = build_assistant(bundle, retriever=retriever, chat_model=None if args.search_only else LOAD,
+                                    model_path=args.model, warn=_warn("Grading extractive answers"))
+        doc["answers"] = run_answers(assistant, questions)
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))
     else:

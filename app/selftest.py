@@ -65,15 +65,16 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
                   cpu_features: tuple[str, ...] | None = None) -> SelfTestReport:
     """Open the bundle, load both models (unless given), answer one question with a citation.
 
-    ``embedder`` and ``llm`` replace the real models (tests pass fakes). Raises
+    ``embedder`` and ``llm`` replace the real models (tests pass fakes); the chat model runs on
+    the settings' threads, as in the app (:func:`app.assistant.build_assistant`). Raises
     :class:`LanternError` (one sentence) when any step fails: missing bundle or models, the
     embedding model not matching the bundle, or an answer without a checked citation.
     """
-    from .answer.answerer import Assistant, ContextBudget
+    from .answer.answerer import ContextBudget
+    from .assistant import LOAD, build_assistant
     from .bundle.reader import BundleReader
     from .config import default_bundle
     from .errors import BundleError
-    from .retrieval.retriever import Retriever
 
     started = time.perf_counter()
     bundle_path = bundle_path or default_bundle()
@@ -82,26 +83,25 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
                           "pass --bundle FILE or set LANTERN_BUNDLE.")
     bundle = BundleReader(bundle_path)
     try:
-        if embedder is None:
-            from .embedding import FastEmbedder
+        if embedder is None:  # loaded here, not by build_assistant, so that the report can name it
+            from .assistant import load_embedder
 
-            embedder = FastEmbedder()
-        if llm is None:
-            from .answer.llm import LlamaChatModel
-            from .config import default_chat_model
-
-            llm = LlamaChatModel(default_chat_model())
+            embedder = load_embedder()
+        # No ``warn``: a model that cannot be loaded fails the self-test. Threads: the settings'.
+        assistant = build_assistant(bundle, embedder=embedder, chat_model=llm if llm is not None else LOAD,
+                                    budget=ContextBudget(answer_tokens=SELF_TEST_ANSWER_TOKENS))
+        llm = assistant.llm
         if cpu_features is None:
             from .answer.llm import cpu_features as _cpu_features
 
             cpu_features = _cpu_features()
         loaded = time.perf_counter()
-        retriever = Retriever(bundle, embedder)
+        retriever = assistant.retriever
         if retriever.degraded_reason:
             raise LanternError(f"Self-test failed: the embedding model cannot search this bundle "
                                f"({retriever.degraded_reason}).")
         question = self_test_question(bundle)
-        answer = Assistant(retriever, llm, ContextBudget(answer_tokens=SELF_TEST_ANSWER_TOKENS)).answer(question)
+        answer = assistant.answer(question)
         if not answer.citations:
             raise LanternError(f"Self-test failed: the question {question!r} got the state {answer.state!r} "
                                "without a checked citation; rebuild the bundle or check the models.")

@@ -93,18 +93,13 @@ class ScriptedChatModel:
 
 def scripted_assistant(bundle: BundleReader, reply: str, report):
     """The real retrieval (embedding model if present) with :class:`ScriptedChatModel`."""
-    from app.answer.answerer import Assistant
-    from app.embedding import FastEmbedder
-    from app.errors import ModelError
-    from app.retrieval.retriever import Retriever
+    from app.assistant import NO_EMBEDDER, build_assistant
 
-    report("Loading the embedding model…")
-    try:
-        embedder = FastEmbedder()
-    except ModelError as exc:
-        report(str(exc), warning=True)
-        embedder = None
-    return Assistant(Retriever(bundle, embedder), ScriptedChatModel(reply))
+    def warn(what: str, message: str) -> None:
+        if what == NO_EMBEDDER:
+            report(message, warning=True)
+
+    return build_assistant(bundle, chat_model=ScriptedChatModel(reply), warn=warn, progress=report)
 
 
 def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,

@@ -3,18 +3,43 @@
 The window keeps each finished question with its :class:`~app.records.Answer` (text, state,
 passages, citations) so the student can reopen an earlier answer exactly as it was shown.
 They live only in this object: lab PCs are shared, so nothing here is ever saved; "New
-conversation" and closing the window forget them. This is separate from the model's memory
-(``MainWindow.history``), which holds only the last few answered exchanges.
+conversation" and closing the window forget them. The model's memory (``MainWindow.history``,
+the last few answered exchanges) is derived from them: :meth:`Conversation.history`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..answer.answerer import EXTRACTIVE_NOTE
+from ..answer.prompt import HISTORY_CHARS
 from ..records import Answer
 
 #: Finished exchanges kept per conversation; older ones are dropped first.
 EXCHANGES_KEPT = 50
+#: Exchanges sent to the model as memory with a follow-up question.
+HISTORY_TURNS = 3
+#: The answer states the model remembers (a declined or not-covered exchange is not sent).
+REMEMBERED_STATES = ("answered", "extractive")
+
+
+def memory_text(answer: Answer) -> str:
+    """What the window remembers of an answer for follow-up questions: the model's checked
+    sentences of an ``answered`` reply (not the quotes below them), or the quoted blocks of an
+    ``extractive`` one without the "From the guides:" line; whole blocks up to
+    :data:`~app.answer.prompt.HISTORY_CHARS` characters (the first block cut if it alone is longer)."""
+    text = answer.text
+    if answer.state == "answered":
+        text = text.partition(f"\n\n{EXTRACTIVE_NOTE}")[0]
+    elif text.startswith(EXTRACTIVE_NOTE):
+        text = text[len(EXTRACTIVE_NOTE):]
+    blocks = [b.strip() for b in text.split("\n\n") if b.strip()]
+    kept = blocks[:1]
+    for block in blocks[1:]:
+        if len("\n\n".join(kept + [block])) > HISTORY_CHARS:
+            break
+        kept.append(block)
+    return "\n\n".join(kept)[:HISTORY_CHARS]
 
 
 @dataclass(frozen=True, eq=False)  # identity, not equality: the same question may be asked twice
@@ -40,6 +65,32 @@ class Conversation:
 
     def clear(self) -> None:
         self.exchanges.clear()
+
+    def history(self) -> list[dict]:
+        """The model's memory: a user and an assistant message (:func:`memory_text`) for each
+        answered or extractive exchange, oldest first."""
+        messages: list[dict] = []
+        for exchange in self.exchanges:
+            if exchange.answer is not None and exchange.answer.state in REMEMBERED_STATES:
+                messages += [{"role": "user", "content": exchange.question},
+                             {"role": "assistant", "content": memory_text(exchange.answer)}]
+        return messages
+
+    def memory(self, turns: int = HISTORY_TURNS) -> list[dict]:
+        """The history sent with the next question: that of the last ``turns`` remembered exchanges."""
+        return self.history()[-2 * turns:] if turns > 0 else []
+
+    def remembered_turns(self, turns: int = HISTORY_TURNS) -> int:
+        """How many earlier exchanges (at most ``turns``) a follow-up question can refer to."""
+        return min(len(self.history()) // 2, turns)
+
+    def replace_history(self, messages: list[dict]) -> None:
+        """Make this conversation the user/assistant ``messages`` pairs (each an answered exchange
+        whose answer is the assistant's words), so that :meth:`history` returns them."""
+        self.clear()
+        for user, assistant in zip(messages[::2], messages[1::2]):
+            self.add(Exchange(user["content"], Answer(state="answered", text=assistant["content"], passages=(),
+                                                      citations=(), corpus_version="", model="")))
 
     def index(self, exchange: Exchange) -> int:
         """Position of this very exchange (by identity); -1 when it was dropped or cleared."""

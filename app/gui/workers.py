@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -19,9 +20,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..answer.answerer import Assistant
 from ..bundle.reader import BundleReader
-from ..errors import LanternError, ModelError
+from ..errors import LanternError
 from ..logfile import details_hint
-from ..retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -31,38 +31,47 @@ AssistantFactory = Callable[..., Assistant]
 
 
 def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:
-    """The real assistant: the bundle's embedding model and a chat GGUF (default: the settings'
-    choice, else the manifest's), on the settings' number of CPU threads (0 = all cores but one).
+    """The real assistant (:func:`app.assistant.build_assistant`): the bundle's embedding model
+    and a chat GGUF (default: the settings' choice, else the manifest's), on the settings' number
+    of CPU threads (0 = all cores but one).
 
     A missing or broken model is not fatal: it is reported (``warning=True``) and the assistant
-    runs in the named degraded state (``keyword-only`` / ``search-only``).
+    runs in the named degraded state (``keyword-only`` / ``search-only``). An embedding model
+    that does not fit the bundle is not reported here: the window names it from the retriever.
     """
-    from ..answer.llm import LlamaChatModel
-    from ..config import Settings, default_chat_model
-    from ..embedding import FastEmbedder
+    from ..assistant import EMBEDDER_MISMATCH, NO_EMBEDDER, build_assistant
 
-    report("Loading the embedding model…")
-    try:
-        embedder = FastEmbedder()
-    except ModelError as exc:
-        log.warning("embedding model unavailable: %s", exc)
-        report(str(exc), warning=True)
-        embedder = None
-    report("Loading the language model…")
-    try:
-        llm = LlamaChatModel(model_path or default_chat_model(), threads=Settings.load().threads)
-    except ModelError as exc:
-        log.warning("chat model unavailable: %s", exc)
-        report(str(exc), warning=True)
-        llm = None
-    return Assistant(Retriever(bundle, embedder), llm)
+    def warn(what: str, message: str) -> None:
+        if what == EMBEDDER_MISMATCH:
+            return
+        log.warning("%s unavailable: %s", "embedding model" if what == NO_EMBEDDER else "chat model", message)
+        report(message, warning=True)
+
+    return build_assistant(bundle, model_path=model_path, warn=warn, progress=report)
+
+
+@dataclass(frozen=True)
+class LoadedStatus:
+    """What the window needs to know of the loaded assistant (the ``ready`` signal): the chat
+    model's name ('' without one), the degraded states, and why search is keyword-only, if it is."""
+
+    model_name: str
+    degraded: tuple[str, ...]
+    keyword_only_reason: str = ""
+
+    @classmethod
+    def of(cls, assistant: Assistant) -> LoadedStatus:
+        """The status of ``assistant`` (a factory may return any object with ``answer``: what it
+        lacks counts as no model name, nothing degraded)."""
+        return cls(getattr(assistant, "model_name", ""), tuple(getattr(assistant, "degraded", ())),
+                   getattr(getattr(assistant, "retriever", None), "degraded_reason", ""))
 
 
 class AssistantWorker(QObject):
     """Owns the assistant; every slot runs in the worker thread.
 
     Signals: ``progress(str)`` a status note; ``warning(str)`` a one-sentence problem that
-    does not stop the app; ``ready(object)`` the loaded :class:`Assistant`; ``evidence_ready(object)``
+    does not stop the app; ``ready(object)`` a :class:`LoadedStatus` once the assistant is loaded; ``evidence_ready(object)``
     the extractive :class:`Answer` as soon as retrieval is done (before the model runs);
     ``sentence(str)`` one of the model's sentences that passed every check (never an unchecked token);
     ``finished(object)`` the final :class:`Answer`; ``failed(str)`` a one-sentence error
@@ -110,7 +119,7 @@ class AssistantWorker(QObject):
             log.exception("loading the assistant failed")
             self.crashed.emit(f"Loading the models failed unexpectedly; {details_hint()}.")
             return
-        self.ready.emit(self.assistant)
+        self.ready.emit(LoadedStatus.of(self.assistant))
 
     @Slot(str, list)
     def ask(self, question: str, history: list) -> None:

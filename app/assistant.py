@@ -1,0 +1,105 @@
+"""One way to build the assistant: bundle → embedding model → retriever → chat model.
+
+The CLI (``search``, ``ask``, ``eval``), the window's worker and ``--self-test`` all build it
+here. Each model is loaded when its argument is :data:`LOAD` (the default), left out when it
+is None (``--keyword-only``, ``--search-only``), or taken as given (tests pass fakes).
+
+A model that cannot be loaded is a :class:`~app.errors.ModelError`. Without ``warn`` it is
+raised (the self-test); with ``warn(what, message)`` the assistant runs degraded instead and
+``warn`` is told why: ``what`` is :data:`NO_EMBEDDER` (keyword search only),
+:data:`EMBEDDER_MISMATCH` (the embedding model loaded but was not the bundle's: ``message`` is
+the retriever's reason) or :data:`NO_CHAT_MODEL` (search only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .errors import ModelError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .answer.answerer import Assistant, ContextBudget
+    from .bundle.reader import BundleReader
+    from .retrieval.retriever import Retriever
+
+#: Load the real model (the default of :func:`build_assistant`'s ``embedder`` and ``chat_model``).
+LOAD: Any = "load"
+NO_EMBEDDER, EMBEDDER_MISMATCH, NO_CHAT_MODEL = "no-embedder", "embedder-mismatch", "no-chat-model"
+
+#: ``warn(what, message)``: a model could not be used (see the module docstring).
+Warn = Callable[[str, str], None]
+#: ``progress(text)``: what is being loaded.
+Progress = Callable[[str], None]
+
+
+def load_embedder():
+    """The embedding model from the models folder (:class:`~app.embedding.FastEmbedder`)."""
+    from .embedding import FastEmbedder
+
+    return FastEmbedder()
+
+
+def load_chat_model(model_path: Path | None, threads: int):
+    """The chat GGUF ``model_path`` (default: the settings' choice, else the manifest's) on
+    ``threads`` CPU threads (0 = all cores but one)."""
+    from .answer.llm import LlamaChatModel
+    from .config import default_chat_model
+
+    return LlamaChatModel(model_path or default_chat_model(), threads=threads)
+
+
+def build_retriever(bundle: BundleReader, *, embedder=LOAD, fusion: str | None = None,
+                    warn: Warn | None = None, progress: Progress | None = None) -> Retriever:
+    """The retriever over ``bundle`` with ``embedder`` (loaded when :data:`LOAD`)."""
+    from .retrieval.retriever import Retriever
+
+    if embedder is LOAD:
+        if progress is not None:
+            progress("Loading the embedding model…")
+        try:
+            embedder = load_embedder()
+        except ModelError as exc:
+            if warn is None:
+                raise
+            warn(NO_EMBEDDER, str(exc))
+            embedder = None
+    retriever = Retriever(bundle, embedder) if fusion is None else Retriever(bundle, embedder, fusion=fusion)
+    if retriever.degraded_reason and embedder is not None and warn is not None:
+        warn(EMBEDDER_MISMATCH, retriever.degraded_reason)
+    return retriever
+
+
+def build_assistant(bundle: BundleReader | Path, *, embedder=LOAD, chat_model=LOAD, model_path: Path | None = None,
+                    threads: int | None = None, fusion: str | None = None, budget: ContextBudget | None = None,
+                    retriever: Retriever | None = None, warn: Warn | None = None,
+                    progress: Progress | None = None) -> Assistant:
+    """The :class:`~app.answer.answerer.Assistant` over ``bundle`` (a reader, or a path to open).
+
+    ``embedder`` and ``chat_model``: :data:`LOAD`, None or a model object. ``model_path`` is
+    the chat GGUF to load, on ``threads`` CPU threads (default: the settings'). ``retriever``
+    reuses one already built (``lantern eval --answers``) instead of ``embedder``. ``fusion``
+    and ``budget`` default to the retriever's and the answerer's defaults."""
+    from .answer.answerer import Assistant
+
+    if retriever is None:
+        if isinstance(bundle, (str, Path)):
+            from .bundle.reader import BundleReader
+
+            bundle = BundleReader(Path(bundle))
+        retriever = build_retriever(bundle, embedder=embedder, fusion=fusion, warn=warn, progress=progress)
+    if chat_model is LOAD:
+        if progress is not None:
+            progress("Loading the language model…")
+        if threads is None:
+            from .config import Settings
+
+            threads = Settings.load().threads
+        try:
+            chat_model = load_chat_model(model_path, threads)
+        except ModelError as exc:
+            if warn is None:
+                raise
+            warn(NO_CHAT_MODEL, str(exc))
+            chat_model = None
+    return Assistant(retriever, chat_model, budget)

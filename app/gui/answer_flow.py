@@ -1,0 +1,289 @@
+"""The window's busy/ready state machine: the worker thread, a question from Ask to its
+finished answer (the guides' words first, then the model's checked sentences above them), Stop,
+New conversation, and reopening an earlier exchange. The conversation (never saved) is the one
+record of what was asked; the model's memory is derived from it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThread
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from ..records import Answer
+from .ask_panel import ANSWER_DESCRIPTION, state_words
+from .conversation import Conversation, Exchange
+from .render import CITATION_MARKER, answer_as_text
+from .words import DEGRADED_NOTES, EARLIER_WORDS, EVIDENCE_WORDS, SEARCH_ONLY_WORDS, evidence_status, finished_status
+from .workers import AssistantFactory, AssistantWorker, LoadedStatus
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class AnswerFlow(QObject):
+    """Runs ``window``'s questions on an :class:`~app.gui.workers.AssistantWorker` of its own
+    thread. State: ``busy`` (a question runs), ``ready`` (the models are loaded), ``stopped``
+    (Stop ended the last answer), ``answer`` (the last final answer), ``shown`` (the exchange on
+    screen, None while a question runs), ``degraded``, ``conversation``. A QObject of the GUI
+    thread, so the worker's signals reach it queued."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel = window.ask_panel
+        self.status = window.status
+        self.answer: Answer | None = None
+        self.stopped = False
+        self.busy = False
+        self.ready = False
+        self.degraded: tuple[str, ...] = ()
+        self.conversation = Conversation()  # never saved: lab PCs are shared
+        self.shown: Exchange | None = None
+        self._streamed: list[str] = []  # the model's verified sentences of the running answer
+        self._evidence: Answer | None = None  # the running answer's extractive evidence
+        self._clear_when_done = False
+        self._pending_question = ""
+
+    def start_worker(self, factory: AssistantFactory) -> None:
+        """Start the worker thread and ask it to load the models with ``factory``."""
+        self.thread_ = QThread(self.window)
+        self.thread_.setObjectName("lantern-assistant")
+        self.worker = AssistantWorker(factory)
+        self.worker.moveToThread(self.thread_)
+        self.thread_.finished.connect(self.worker.deleteLater)
+        w = self.worker
+        w.progress.connect(self._progress)
+        w.warning.connect(self._show_note)
+        w.ready.connect(self._ready)
+        w.load_failed.connect(self._load_failed)
+        w.evidence_ready.connect(self._evidence_ready)
+        w.sentence.connect(self._sentence)
+        w.finished.connect(self._finished)
+        w.failed.connect(self._failed)
+        w.crashed.connect(self._crashed)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+        self.thread_.start()
+        w.load_requested.emit()
+
+    def shutdown(self) -> None:
+        """Stop any answer and end the worker thread (waits for the current token)."""
+        if self.thread_.isRunning():
+            self.worker.stop_flag.set()
+            self.thread_.quit()
+            if not self.thread_.wait(30_000):
+                log.warning("the assistant thread did not stop within 30 s")
+
+    # --- asking -----------------------------------------------------------------------
+    def ask(self, question: str) -> None:
+        """Send ``question`` to the worker (ignored while an answer is running)."""
+        panel = self.panel
+        if self.busy:
+            return
+        if not question:
+            panel.set_state("Type a question first.")
+            return
+        self.busy = True
+        self.stopped = False
+        self.answer = None
+        self.shown = None
+        self.worker.stop_flag.clear()
+        self._streamed = []
+        self._evidence = None
+        panel.clear_answer()
+        panel.asked_label.setText(f"You asked: {question}")
+        if self.ready:  # the last answer's time is stale now (a loading note is not)
+            self.status.show_status("")
+        panel.ask_button.setEnabled(False)
+        panel.stop_button.setEnabled(True)
+        panel.copy_button.setEnabled(False)
+        self._update_earlier()
+        panel.set_state("Searching the guides…" if self.ready else
+                        "Waiting for the language model to load; the question is sent as soon as it is ready…")
+        self._pending_question = question
+        self.worker.ask_requested.emit(question, self.conversation.memory())
+
+    def new_conversation(self) -> None:
+        """Forget the previous exchanges and clear the answer (stops a running answer first)."""
+        if self.busy:
+            self._clear_when_done = True
+            self.stop()
+            return
+        panel = self.panel
+        self.conversation.clear()
+        self.shown = None
+        self.answer = None
+        self._evidence, self._streamed = None, []
+        panel.clear_answer()
+        panel.answer_view.setAccessibleDescription(ANSWER_DESCRIPTION)
+        panel.asked_label.setText("")
+        panel.question_box.clear()
+        panel.copy_button.setEnabled(False)
+        panel.set_state("New conversation: earlier questions are forgotten.")
+        self.update_conversation_label()
+        self._update_earlier()
+        self.window.focus_question()
+
+    def stop(self) -> None:
+        """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
+        if not self.busy:
+            return
+        self.stopped = True
+        self.worker.stop_flag.set()
+        self.panel.stop_button.setEnabled(False)
+        self.panel.set_state("Stopping…")
+
+    def _idle(self) -> None:
+        self.busy = False
+        self.panel.ask_button.setEnabled(True)
+        self.panel.stop_button.setEnabled(False)
+        self._update_earlier()
+
+    def _clear_if_asked(self) -> None:
+        """Finish a New conversation pressed while an answer was running."""
+        if self._clear_when_done:
+            self._clear_when_done = False
+            self.new_conversation()
+
+    def update_conversation_label(self) -> None:
+        self.panel.update_conversation_label(self.conversation.remembered_turns())
+
+    def _update_earlier(self) -> None:
+        self.panel.update_earlier(self.conversation, self.shown, self.busy)
+
+    def answer_text(self) -> str:
+        """The answer on screen as plain text with its citations written out (guide path › heading);
+        while the model still works, the guides' words and the checked sentences shown so far."""
+        passages = self.panel.passages
+        if self.shown is None:
+            if self._evidence is None or not self.busy:
+                return ""
+            # Cited as the final answer will be: the checked sentences' passages, then the quotes'.
+            numbers = [int(n) for m in CITATION_MARKER.finditer(" ".join(self._streamed))
+                       for n in re.split(r"\s*[,;]\s*", m.group(1))]
+            numbers += [p.n for p in self._evidence.citations]
+            listed = [passages[n] for n in dict.fromkeys(numbers) if n in passages]
+            return answer_as_text(self._running_text(), [(p.n, p.hit.source, p.hit.heading) for p in listed])
+        answer = self.shown.answer
+        nearest = not answer.citations
+        listed = answer.citations or (answer.passages if answer.state == "not-covered" else ())
+        return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in listed], nearest=nearest)
+
+    # --- worker signals ---------------------------------------------------------------
+    def _progress(self, text: str) -> None:
+        self.status.show_status(text)
+
+    def _show_note(self, message: str) -> None:
+        self.window._show_note(message)
+
+    def _ready(self, loaded: LoadedStatus) -> None:
+        self.ready = True
+        self.degraded = loaded.degraded
+        self.status.show_models(loaded.model_name, self.degraded, loaded.keyword_only_reason)
+        notes = [DEGRADED_NOTES[d] for d in self.degraded if d in DEGRADED_NOTES]
+        self.panel.notice.setText(" ".join(notes))
+        self.panel.notice.setVisible(bool(notes))
+        if self.busy:
+            self.panel.set_state("Searching the guides…")
+        self.window.models_loaded.emit()
+
+    def _load_failed(self, message: str) -> None:
+        self.status.show_load_failed()
+        self.panel.notice.setText(f"{message} You can still search the guides (Ctrl+F).")
+        self._show_note(message)
+        if self.busy:
+            self._idle()
+        self.window.models_loaded.emit()
+
+    def _evidence_ready(self, evidence: Answer) -> None:
+        """Show the guides' own words at once; the model's checked sentences go above them later."""
+        self._evidence = evidence
+        self._streamed = []
+        self.panel.show_answer(evidence.text, evidence.passages, {p.n for p in evidence.citations})
+        self.panel.copy_button.setEnabled(True)
+        if not self.stopped:
+            self.panel.set_state(SEARCH_ONLY_WORDS if "search-only" in evidence.degraded else EVIDENCE_WORDS)
+        if "evidence" in evidence.timings_ms:
+            self.status.show_status(evidence_status(evidence.timings_ms["evidence"] / 1000))
+        self.window.evidence_shown.emit(evidence)
+
+    def _sentence(self, text: str) -> None:
+        """Add one verified sentence of the model above the quoted passages (the worker sends
+        only sentences that passed every check; nothing else ever reaches the view)."""
+        if self._evidence is None:
+            return
+        self._streamed.append(text)
+        self.panel.show_text(self._running_text())
+
+    def _running_text(self) -> str:
+        """The running answer as on screen: the checked sentences so far above the guides' words."""
+        if self._evidence is None:
+            return ""
+        if not self._streamed:
+            return self._evidence.text
+        return " ".join(self._streamed) + "\n\n" + self._evidence.text
+
+    def _finished(self, answer: Answer) -> None:
+        self.answer = answer
+        self._evidence, self._streamed = None, []
+        self.conversation.add(Exchange(self._pending_question, answer, self.stopped))
+        self._idle()
+        state = self.show(self.conversation.latest)
+        self.update_conversation_label()
+        self.panel.question_box.selectAll()  # typing replaces it; the question is shown above the answer
+        timings = answer.timings_ms
+        evidence = timings.get("evidence")
+        self.status.show_status(finished_status(answer.state, timings.get("total", 0) / 1000,
+                                                search_only="search-only" in answer.degraded, stopped=self.stopped,
+                                                evidence=evidence / 1000 if evidence is not None else None), 8000)
+        self.panel.announce(f"{state} {self.panel.answer_view.toPlainText()}")
+        self.window.answer_shown.emit(answer)
+        self._clear_if_asked()
+
+    def _failed(self, message: str) -> None:
+        self._idle()
+        self.status.show_status("")
+        self.panel.set_state(message)
+        self.window.error_shown.emit(message)
+        self._clear_if_asked()
+
+    def _crashed(self, message: str) -> None:
+        if self.busy:
+            self._idle()
+        if not self.ready:
+            self.status.model_label.setText("no language model")
+        self.panel.set_state(message)
+        self._clear_if_asked()
+        QMessageBox.critical(self.window, "Lantern", message)
+
+    # --- earlier exchanges --------------------------------------------------------------
+    def show_exchange(self, index: int) -> None:
+        """Show exchange ``index`` of the conversation again, as it was shown when it finished:
+        its question, answer (citation links open its own passages), sources and state, the
+        state line saying that it is an earlier answer. Ignored while a question is running."""
+        if self.busy or not 0 <= index < len(self.conversation):
+            return
+        state = self.show(self.conversation[index])
+        self.panel.announce(f"{state} {self.panel.answer_view.toPlainText()}")
+
+    def show(self, exchange: Exchange) -> str:
+        """Put ``exchange`` on screen; returns its state line."""
+        answer = exchange.answer
+        self.shown = exchange
+        # Citations and sources open the passages of the answer on screen, never another one's.
+        self.panel.asked_label.setText(f"You asked: {exchange.question}")
+        self.panel.show_answer(answer.text, answer.passages, {p.n for p in answer.citations})
+        state = state_words(exchange)
+        if exchange is not self.conversation.latest:
+            where = EARLIER_WORDS.format(n=self.conversation.index(exchange) + 1, total=len(self.conversation))
+            state = f"{where} {state}"
+        self.panel.set_state(state)
+        self.panel.copy_button.setEnabled(bool(answer.text))
+        self._update_earlier()
+        return state

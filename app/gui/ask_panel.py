@@ -1,0 +1,295 @@
+"""The Ask tab: the note, New conversation / Copy answer, the earlier questions, the question
+asked, the answer (Markdown with ``[n]`` links), its state in words, the numbered sources, and
+the question box with Ask / Stop. It shows what it is given; :mod:`app.gui.answer_flow` decides
+what that is and when."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QAccessible, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..answer.answerer import EXTRACTIVE_NOTE
+from ..bundle.reader import BundleReader
+from ..records import HEADING_SEPARATOR, Passage
+from .conversation import Conversation, Exchange
+from .render import CITE_SCHEME, answer_html, excerpt
+from .viewer import bold_font
+from .widgets import AnswerView, FitLabel
+from .words import (
+    ANSWER_PLACEHOLDER,
+    EARLIER_LATEST,
+    EARLIER_PLACEHOLDER,
+    EARLIER_TITLE,
+    LOADING_NOTE,
+    SEARCH_ONLY_WORDS,
+    STATE_WORDS,
+    STOPPED_WORDS,
+    short_question,
+)
+
+try:  # Qt >= 6.8: tell screen readers about the finished answer.
+    from PySide6.QtGui import QAccessibleAnnouncementEvent
+except ImportError:  # pragma: no cover - older Qt
+    QAccessibleAnnouncementEvent = None
+
+QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; the tooltip has it all)
+EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
+ANSWER_DESCRIPTION = "The answer; Tab moves between its citation links, Enter opens one"
+
+
+def state_words(exchange: Exchange) -> str:
+    """The state line of a finished exchange."""
+    answer = exchange.answer
+    if answer.state == "extractive" and "search-only" in answer.degraded:
+        words = SEARCH_ONLY_WORDS
+    else:
+        words = STATE_WORDS.get(answer.state, answer.state)
+    return f"{STOPPED_WORDS} {words}" if exchange.stopped else words
+
+
+class AskPanel(QWidget):
+    """The Ask tab's widgets (attributes named as in :class:`~app.gui.main_window.MainWindow`).
+    ``passages`` are those of the answer on screen: its citations and sources open them.
+    Signals: ``ask_requested()`` (Enter in the question box), ``copy_requested()`` (Ctrl+C in
+    the answer with no text selected), ``citation_requested(int)`` (a citation or a source)."""
+
+    ask_requested = Signal()
+    copy_requested = Signal()
+    citation_requested = Signal(int)
+
+    def __init__(self, bundle: BundleReader, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bundle = bundle
+        self.passages: dict[int, Passage] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+
+        # Labels of text Lantern does not control (questions, messages, names) wrap anywhere
+        # or are elided (FitLabel), so no text widens the window; bold and colour are set as
+        # font and palette, not style sheets, so they follow the font size (Settings) at once.
+        self.notice = FitLabel(LOADING_NOTE)
+        self.notice.setFrameShape(QFrame.StyledPanel)
+        self.notice.setMargin(6)
+        self.notice.setFont(bold_font())
+        self.notice.setAccessibleName("Note")
+        layout.addWidget(self.notice)
+
+        top = QHBoxLayout()
+        self.conversation_label = FitLabel("")
+        self.conversation_label.setAccessibleName("Conversation")
+        top.addWidget(self.conversation_label, 1)
+        self.new_button = QPushButton("&New conversation")
+        self.new_button.setAccessibleName("New conversation")
+        self.new_button.setAccessibleDescription("Forget the previous questions and clear the answer (Ctrl+N)")
+        self.new_button.setToolTip("Forget the previous questions and start over (Ctrl+N)")
+        self.copy_button = QPushButton("&Copy answer")
+        self.copy_button.setAccessibleName("Copy answer")
+        self.copy_button.setAccessibleDescription("Copy the answer and its sources as text (Ctrl+C in the answer)")
+        self.copy_button.setToolTip("Copy the answer with its sources written out (Ctrl+C in the answer)")
+        self.copy_button.setEnabled(False)
+        top.addWidget(self.new_button)
+        top.addWidget(self.copy_button)
+        layout.addLayout(top)
+
+        # Earlier questions of this conversation: one line, hidden until there is one to go back to.
+        self.earlier_row = QWidget()
+        earlier = QHBoxLayout(self.earlier_row)
+        earlier.setContentsMargins(0, 0, 0, 0)
+        earlier_title = QLabel(EARLIER_TITLE)
+        self.earlier = QComboBox()
+        self.earlier.setAccessibleName("Earlier in this conversation")
+        self.earlier.setAccessibleDescription("Your earlier questions, newest last; choosing one shows its answer "
+                                              "and sources again as they were given")
+        self.earlier.setToolTip("Show an earlier answer of this conversation again (Alt+E, then Up or Down)")
+        self.earlier.setPlaceholderText(EARLIER_PLACEHOLDER)
+        self.earlier.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.earlier.setMinimumContentsLength(16)
+        self.earlier.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.earlier.setMaxVisibleItems(15)
+        self.earlier.view().setAccessibleName("Earlier questions")
+        self.earlier.view().setTextElideMode(Qt.ElideMiddle)  # long questions keep their end
+        earlier_title.setBuddy(self.earlier)
+        earlier.addWidget(earlier_title)
+        earlier.addWidget(self.earlier, 1)
+        self.earlier_row.hide()
+        layout.addWidget(self.earlier_row)
+
+        self.asked_label = FitLabel("", max_lines=QUESTION_LINES)
+        self.asked_label.setAccessibleName("Your question")
+        layout.addWidget(self.asked_label)
+
+        self.answer_view = AnswerView()
+        self.answer_view.setOpenLinks(False)
+        self.answer_view.setAccessibleName("Answer")
+        self.answer_view.setAccessibleDescription(ANSWER_DESCRIPTION)
+        self.answer_view.anchorClicked.connect(self._citation_clicked)
+        self.answer_view.set_placeholder(ANSWER_PLACEHOLDER.format(title=bundle.title))
+        layout.addWidget(self.answer_view, 3)
+
+        self.state_label = FitLabel("")
+        self.state_label.setAccessibleName("Answer state")
+        layout.addWidget(self.state_label)
+
+        self.sources_title = sources_title = QLabel("S&ources")
+        sources_title.setFont(bold_font())
+        layout.addWidget(sources_title)
+        self.sources_list = QListWidget()
+        self.sources_list.setAccessibleName("Sources")
+        self.sources_list.setAccessibleDescription("Passages of the guides used for the answer; press Enter to open one")
+        self.sources_list.setWordWrap(True)
+        self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # wrap instead
+        self.sources_list.setAlternatingRowColors(True)
+        self.sources_list.itemActivated.connect(self._source_activated)
+        self.sources_list.itemClicked.connect(self._source_activated)
+        sources_title.setBuddy(self.sources_list)
+        layout.addWidget(self.sources_list, 2)
+
+        question_title = QLabel("&Question (Enter sends, Shift+Enter starts a new line)")
+        layout.addWidget(question_title)
+        self.question_box = QPlainTextEdit()
+        self.question_box.setAccessibleName("Question")
+        self.question_box.setAccessibleDescription("Type a question about the course and press Enter; "
+                                                   "Tab then moves to the answer")
+        self.question_box.setPlaceholderText("e.g. My OLED display stays blank, what should I check?")
+        self.question_box.setTabChangesFocus(True)
+        self.fit_question_box()
+        question_title.setBuddy(self.question_box)
+        layout.addWidget(self.question_box)
+
+        buttons = QHBoxLayout()
+        self.ask_button = QPushButton("&Ask")
+        self.ask_button.setAccessibleName("Ask")
+        self.ask_button.setAccessibleDescription("Send the question (Enter in the question box)")
+        self.ask_button.setDefault(True)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setAccessibleName("Stop answering")
+        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button.setEnabled(False)
+        buttons.addWidget(self.ask_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.question_box.installEventFilter(self)  # Enter sends
+        self.answer_view.installEventFilter(self)  # Ctrl+C copies the whole answer
+
+    # --- keyboard ---------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if obj is self.question_box and event.type() == QEvent.FontChange:
+            self.fit_question_box()
+        if obj is self.question_box and event.type() == QEvent.KeyPress \
+                and event.key() in (Qt.Key_Return, Qt.Key_Enter) \
+                and not event.modifiers() & Qt.ShiftModifier:
+            self.ask_requested.emit()
+            return True
+        if obj is self.answer_view and event.type() == QEvent.KeyPress and event.matches(QKeySequence.Copy) \
+                and not self._answer_has_text_selection():
+            self.copy_requested.emit()
+            return True
+        return super().eventFilter(obj, event)
+
+    def fit_question_box(self) -> None:
+        """Three lines of the question box's font (again after a font size change)."""
+        box = self.question_box
+        margins = box.contentsMargins()
+        box.setFixedHeight(box.fontMetrics().lineSpacing() * 3 + int(2 * box.document().documentMargin())
+                           + margins.top() + margins.bottom() + 4)
+
+    def _answer_has_text_selection(self) -> bool:
+        """True when the student selected text in the answer (a link focused with Tab doesn't count)."""
+        cursor = self.answer_view.textCursor()
+        return cursor.hasSelection() and not cursor.charFormat().isAnchor()
+
+    # --- what is shown ----------------------------------------------------------------
+    def show_answer(self, text: str, passages, cited) -> None:
+        """Put an answer's ``text`` on screen with its ``passages`` as sources (``cited`` in bold)."""
+        self.passages = {p.n: p for p in passages}
+        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE))
+        self.fill_sources(passages, cited)
+
+    def show_text(self, text: str) -> None:
+        """Replace the answer's text, keeping its passages (a sentence of the model arrived)."""
+        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE))
+
+    def clear_answer(self) -> None:
+        self.passages = {}
+        self.answer_view.clear()
+        self.sources_list.clear()
+
+    def set_state(self, text: str) -> None:
+        self.state_label.setText(text)
+
+    def fill_sources(self, passages, cited: set[int] | tuple) -> None:
+        self.sources_list.clear()
+        for p in passages:
+            title = self.bundle.source_title(p.hit.source)
+            heading = [h for h in p.hit.heading.split(HEADING_SEPARATOR) if h]
+            # The guide's own title is usually the first heading: don't say it twice, and name
+            # only the section itself (the full heading path is in the tooltip).
+            if heading and heading[0] == title:
+                heading = heading[1:]
+            label = HEADING_SEPARATOR.join([title] + heading[-1:])
+            mark = " (cited)" if p.n in cited else ""
+            item = QListWidgetItem(f"{p.n}. {label}{mark}\n    {excerpt(p.hit.text, 90)}")
+            item.setData(Qt.UserRole, p.n)
+            item.setToolTip(f"{p.hit.heading}\n{p.hit.source}#{p.hit.anchor}")
+            if p.n in cited:
+                font = QFont(item.font())
+                font.setBold(True)
+                item.setFont(font)
+            self.sources_list.addItem(item)
+
+    def _source_activated(self, item: QListWidgetItem) -> None:
+        self.citation_requested.emit(int(item.data(Qt.UserRole)))
+
+    def _citation_clicked(self, url: QUrl) -> None:
+        if url.scheme() == CITE_SCHEME:
+            try:
+                self.citation_requested.emit(int(url.path()))
+            except ValueError:
+                pass
+
+    def update_earlier(self, conversation: Conversation, shown: Exchange | None, busy: bool) -> None:
+        """Fill the earlier-questions box from the conversation; it shows only when there is
+        an exchange other than the one on screen, and is disabled while a question runs."""
+        box = self.earlier
+        box.blockSignals(True)
+        box.clear()
+        latest = conversation.latest
+        for exchange in conversation:
+            question = short_question(exchange.question, EARLIER_CHARS)  # the view elides it further
+            box.addItem(f"{question} {EARLIER_LATEST}" if exchange is latest else question)
+            answer_words = excerpt(exchange.answer.text, 160) or state_words(exchange)
+            box.setItemData(box.count() - 1, answer_words, Qt.ToolTipRole)
+        box.setCurrentIndex(conversation.index(shown) if shown is not None else -1)
+        box.blockSignals(False)
+        others = len(conversation) - (1 if shown is not None else 0)
+        self.earlier_row.setVisible(others > 0)
+        box.setEnabled(not busy)
+
+    def update_conversation_label(self, turns: int) -> None:
+        """Say how many earlier questions a follow-up can refer to."""
+        if not turns:
+            self.conversation_label.setText("New conversation.")
+        elif turns == 1:
+            self.conversation_label.setText("A follow-up question can refer to your last question.")
+        else:
+            self.conversation_label.setText(f"A follow-up question can refer to your last {turns} questions.")
+
+    def announce(self, text: str) -> None:
+        """Tell screen readers the finished answer once (not the evidence and sentences as they arrive)."""
+        self.answer_view.setAccessibleDescription(text)
+        if QAccessibleAnnouncementEvent is not None and QAccessible.isActive():
+            QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self.answer_view, text))

@@ -1,0 +1,102 @@
+"""The window's status bar: the message, the course, the corpus version, the model and any
+degraded state, shared fairly when they don't all fit (a big font, a narrow window)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QProgressBar, QStatusBar
+
+from ..bundle.reader import BundleReader
+from .widgets import FitLabel
+from .words import DEGRADED_WORDS
+
+STATUS_CHARS = 24  # characters of a status message kept when the status bar is short (the rest is elided)
+
+
+class StatusArea(QObject):
+    """Fills ``bar`` for ``bundle``. Messages go to a label of their own (not ``showMessage``,
+    which is drawn under the labels on the right and cut off when they are wide); every label
+    is elided when the bar is short. Attributes: ``message_label``, ``course_label``,
+    ``version_label``, ``model_label``, ``degraded_label``, ``load_bar``."""
+
+    def __init__(self, bar: QStatusBar, bundle: BundleReader, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bar = bar
+        built = bundle.meta.get("built_at", "")
+        self.message_label = FitLabel("", max_lines=1, min_chars=STATUS_CHARS)
+        self.message_label.setAccessibleName("Status")
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(lambda: self.show_status(""))
+        self.course_label = FitLabel(bundle.title, max_lines=1)
+        self.course_label.setAccessibleName("Course")
+        self.course_label.setToolTip(str(bundle.path))
+        self.version_label = FitLabel(f"corpus {bundle.corpus_version[:12]}"
+                                      + (f" · built {built[:10]}" if built else ""), max_lines=1)
+        self.version_label.setToolTip(f"Corpus version {bundle.corpus_version}, built "
+                                      f"{built or 'at an unknown time'}")
+        self.version_label.setAccessibleName("Corpus version and build date")
+        self.model_label = FitLabel("model: loading…", max_lines=1)
+        self.model_label.setAccessibleName("Language model")
+        self.degraded_label = FitLabel("", max_lines=1)
+        self.degraded_label.setAccessibleName("Limitations")
+        self.load_bar = QProgressBar()
+        self.load_bar.setRange(0, 0)  # busy: loading has no measurable steps
+        self.load_bar.setMaximumWidth(120)
+        self.load_bar.setAccessibleName("Loading the models")
+        bar.addWidget(self.load_bar)
+        bar.addWidget(self.message_label, 1)
+        for label in (self.course_label, self.version_label, self.model_label, self.degraded_label):
+            bar.addPermanentWidget(label)
+        bar.installEventFilter(self)  # share its width again when it, or a text in it, changes
+        self.show_status("Loading the models…")
+
+    def fit(self) -> None:
+        """Share the status bar when its texts don't all fit (a big font, a narrow window): the
+        message keeps up to :data:`STATUS_CHARS` characters, and the labels on the right give
+        up room in proportion to their length; each elided label has its whole text as tooltip."""
+        labels = [self.course_label, self.version_label, self.model_label, self.degraded_label]
+        wants = [label.sizeHint().width() if label.text() else 0 for label in labels]
+        spacing = 8
+        room = self.bar.width() - 24 - spacing * (len(labels) + 1)  # the size grip and the gaps
+        if self.load_bar.isVisible():
+            room -= self.load_bar.width() + spacing
+        message = self.message_label
+        keep = min(message.sizeHint().width(), message.minimumSizeHint().width()) if message.text() else 0
+        share = (room - keep) / sum(wants) if sum(wants) + keep > room and sum(wants) else None
+        for label, want in zip(labels, wants):
+            limit = 16_777_215 if share is None else max(label.minimumSizeHint().width(), int(want * share))
+            if label.maximumWidth() != limit:
+                label.setMaximumWidth(limit)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if obj is self.bar and event.type() in (QEvent.Resize, QEvent.LayoutRequest):
+            self.fit()
+        return super().eventFilter(obj, event)
+
+    def show_status(self, text: str, timeout_ms: int = 0) -> None:
+        """Say ``text`` in the status bar (for ``timeout_ms``, or until the next message)."""
+        self._message_timer.stop()
+        self.message_label.setText(text)
+        self.fit()
+        if text and timeout_ms:
+            self._message_timer.start(timeout_ms)
+
+    def text(self) -> str:
+        """The status bar's message ('' when none)."""
+        return self.message_label.text()
+
+    def show_models(self, model_name: str, degraded: tuple[str, ...], keyword_reason: str = "") -> None:
+        """The models are loaded: name the chat model and any degraded state (why, in its tooltip)."""
+        self.load_bar.hide()
+        self.show_status("")
+        self.model_label.setText(f"model: {model_name}" if model_name else "no language model")
+        self.degraded_label.setText("; ".join(DEGRADED_WORDS.get(d, d) for d in degraded))
+        tips = [f"keyword-only: {keyword_reason}." if keyword_reason and "keyword-only" in degraded else "",
+                "search-only: the chat model could not be loaded." if "search-only" in degraded else ""]
+        self.degraded_label.setToolTip("\n".join(t for t in tips if t))
+
+    def show_load_failed(self) -> None:
+        self.load_bar.hide()
+        self.show_status("The models could not be loaded.")
+        self.model_label.setText("no language model")

@@ -1,0 +1,101 @@
+"""One way to build the assistant (app/assistant.py), used by `lantern ask`, `eval`, the window's
+worker and --self-test: `lantern ask` end to end on the fake models, and the settings' threads."""
+
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the worker test's QApplication needs no display
+
+import pytest
+
+import app.assistant
+from app.assistant import LOAD, NO_CHAT_MODEL, NO_EMBEDDER, build_assistant
+from app.cli import main
+from app.config import Settings
+from app.errors import ModelError
+
+from .fakes import FakeChatModel, FakeEmbedder
+
+QUESTION = "My OLED display stays blank, what should I check?"
+REPLY = "Run the scanner sketch to find the I2C address of a blank display [1]."  # passes every check
+
+
+@pytest.fixture()
+def fake_models(monkeypatch):
+    """The real loaders replaced by fakes; records the chat model's path and threads."""
+    loaded: dict = {}
+
+    def chat_model(path, threads):
+        loaded.update(path=path, threads=threads)
+        return FakeChatModel(REPLY)
+
+    monkeypatch.setattr(app.assistant, "load_embedder", FakeEmbedder)
+    monkeypatch.setattr(app.assistant, "load_chat_model", chat_model)
+    return loaded
+
+
+def test_lantern_ask_runs_end_to_end_on_the_fake_chat_model(capsys, bundle_path, fake_models):
+    Settings(threads=3).save()
+    assert main(["ask", "--bundle", str(bundle_path), QUESTION]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("From the guides:") and "0x3C" in out and "Sources:" in out
+    assert "In short (each sentence checked against the passage it cites):\n" \
+           f"{REPLY}\n" in out
+    assert fake_models == {"path": None, "threads": 3}
+
+    assert main(["ask", "--bundle", str(bundle_path), "--json", QUESTION]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["state"] == "answered" and doc["model"] == FakeChatModel.name and doc["degraded"] == []
+
+
+def test_lantern_ask_without_models_warns_and_runs_degraded(capsys, bundle_path, monkeypatch):
+    def missing(*args):
+        raise ModelError("The model file is missing.")
+
+    monkeypatch.setattr(app.assistant, "load_embedder", missing)
+    monkeypatch.setattr(app.assistant, "load_chat_model", missing)
+    assert main(["ask", "--bundle", str(bundle_path), QUESTION]) == 0
+    out, err = capsys.readouterr()
+    assert err == ("warning: The model file is missing. Searching by keywords only.\n"
+                   "warning: The model file is missing. Showing the best passages instead (search-only).\n")
+    assert "(keyword-only, search-only)" in out
+
+
+def test_build_assistant_takes_fakes_and_reports_or_raises(bundle, monkeypatch):
+    assistant = build_assistant(bundle, embedder=FakeEmbedder(), chat_model=FakeChatModel())
+    assert assistant.degraded == () and assistant.model_name == FakeChatModel.name
+    assert build_assistant(bundle, embedder=None, chat_model=None).degraded == ("keyword-only", "search-only")
+
+    def missing(*args):
+        raise ModelError("No model.")
+
+    monkeypatch.setattr(app.assistant, "load_chat_model", missing)
+    with pytest.raises(ModelError):  # no warn: the self-test's way
+        build_assistant(bundle, embedder=FakeEmbedder(), chat_model=LOAD)
+    warned: list = []
+    assistant = build_assistant(bundle, embedder=FakeEmbedder(), warn=lambda *w: warned.append(w))
+    assert assistant.llm is None and warned == [(NO_CHAT_MODEL, "No model.")]
+    monkeypatch.setattr(app.assistant, "load_embedder", missing)
+    warned.clear()
+    build_assistant(bundle, chat_model=None, warn=lambda *w: warned.append(w))
+    assert warned == [(NO_EMBEDDER, "No model.")]
+
+
+def test_the_self_test_uses_the_settings_threads(bundle_path, fake_models):
+    from app.selftest import run_self_test
+
+    Settings(threads=2).save()
+    report = run_self_test(bundle_path, embedder=FakeEmbedder(), cpu_features=())
+    assert report.chat_model == FakeChatModel.name and fake_models["threads"] == 2
+
+
+def test_the_worker_says_ready_with_a_status_record_not_the_assistant(qtbot, bundle):
+    from app.gui.workers import AssistantWorker, LoadedStatus
+
+    worker = AssistantWorker(lambda: build_assistant(bundle, embedder=None, chat_model=FakeChatModel()))
+    with qtbot.waitSignal(worker.ready, timeout=2000) as ready:
+        worker.load()
+    assert ready.args == [LoadedStatus(FakeChatModel.name, ("keyword-only",), "the embedding model is not available")]
