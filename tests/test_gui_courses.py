@@ -48,7 +48,13 @@ def switcher(qtbot):
 
 
 def menu_actions(window) -> dict[str, object]:
-    return {a.text(): a for a in window.course_menu.actions()}
+    """The menu's course entries (not the separator and "Add or update a course…" below them)."""
+    return {a.text(): a for a in window.course_menu.actions()
+            if not a.isSeparator() and a is not add_action(window)}
+
+
+def add_action(window):
+    return next(a for a in window.course_menu.actions() if a.text() == "&Add or update a course…")
 
 
 def test_the_course_menu_lists_the_library_and_switches_without_restarting(qtbot, switcher, two_courses):
@@ -88,3 +94,44 @@ def test_a_course_that_no_longer_opens_is_reported_and_the_window_stays(qtbot, s
     assert "not a readable course bundle" in window.state_label.text()
     assert "(damaged)" in next(t for t in menu_actions(window) if "lab-b" in t or "Lab B" in t)
     assert Settings.load().bundle == ""
+
+
+def test_add_or_update_a_course_installs_a_checked_bundle_and_lists_it(qtbot, switcher, two_courses, course,
+                                                                       tmp_path, monkeypatch):
+    import app.embedding
+
+    monkeypatch.setattr(app.embedding, "manifest_embedding",
+                        lambda: (FakeEmbedder.model_id, FakeEmbedder.dim, FakeEmbedder.checksum))
+    a, b, broken = two_courses
+    window = switcher.open(a)
+    qtbot.waitUntil(lambda: window.ready, timeout=5000)
+    (course / "lessons" / "extra.md").write_text("# Buzzer\n\nThe buzzer sits on GPIO 4.\n", encoding="utf-8")
+    stick = tmp_path / "usb"
+    newer = build_bundle(course, stick / "lab-a-v2.sqlite", FakeEmbedder(), title="Lab A", course_id="lab-a").bundle
+    asked, told = [], []
+    switcher.choose_file = lambda: newer
+    switcher.confirm = lambda text: asked.append(text) or True
+    switcher.tell = lambda text, problem: told.append((text, problem))
+    before = {p.name: p.read_bytes() for p in a.parent.iterdir()}
+    add_action(window).trigger()
+    assert asked and "lab-a" in asked[0] and "guides added" in asked[0] and "extra.md" in asked[0]
+    assert told and not told[-1][1] and told[-1][0].startswith("Installed lab-a")
+    assert (a.parent / "lab-a.sqlite").read_bytes() == newer.read_bytes()  # installed as ID.sqlite
+    assert (a.parent / "lab-a.previous.sqlite").exists()  # the version it replaced, for `lantern rollback`
+    assert any(t.startswith("Lab A") and "3 guides" in t for t in menu_actions(window))  # listed at once
+
+    # A bad file is refused in one sentence and nothing in the course folder changes.
+    before = {p.name: p.read_bytes() for p in a.parent.iterdir()}
+    switcher.choose_file = lambda: broken
+    add_action(window).trigger()
+    text, problem = told[-1]
+    assert problem and "\n" not in text and "Traceback" not in text and "broken.sqlite" in text
+    assert {p.name: p.read_bytes() for p in a.parent.iterdir()} == before
+    # Cancelled at the confirmation: nothing changes either.
+    (course / "lessons" / "more.md").write_text("# More\n\nAnother lesson.\n", encoding="utf-8")
+    third = build_bundle(course, stick / "lab-a-v3.sqlite", FakeEmbedder(), title="Lab A", course_id="lab-a").bundle
+    switcher.choose_file = lambda: third
+    switcher.confirm = lambda text: False
+    add_action(window).trigger()
+    assert told[-1][1] and "cancelled" in told[-1][0]
+    assert {p.name: p.read_bytes() for p in a.parent.iterdir()} == before

@@ -7,6 +7,11 @@ then closes the old window (its worker thread is stopped and its bundle closed).
 is saved as the settings' ``bundle``, so the last course used is opened next time. The
 conversation of the course left behind ends with its window (nothing is kept: lab PCs are shared).
 
+**Add or update a course…** (the last item) installs a bundle file the way ``lantern install``
+does (:func:`app.bundle.install.install_bundle`: verified before anything changes, the change shown
+and confirmed, the previous version kept for ``lantern rollback``) into the user's course folder,
+then lists it; an older version than the installed one is refused, as on the command line.
+
 The menu lists :func:`app.bundle.library.list_courses` without verifying digests (opening each
 bundle and reading its meta and counts: milliseconds each). Damaged bundles and bundles that need a
 newer Lantern are listed, disabled, with the reason; older versions are listed and can be opened.
@@ -20,7 +25,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from ..bundle.library import STATE_OK, STATE_OLDER, CourseEntry, list_courses
 from ..bundle.reader import BundleReader
@@ -62,6 +67,55 @@ class CourseSwitcher(QObject):
         self.factory_for = factory_for
         self.entries = entries or (lambda: list_courses(verify=False))
         self.window: MainWindow | None = None
+        #: Dialogs of "Add or update a course…", replaceable in tests: the bundle file chosen (None:
+        #: cancelled), whether to go on with the planned change (its lines), and the outcome.
+        self.choose_file: Callable[[], Path | None] = self._choose_file
+        self.confirm: Callable[[str], bool] = self._confirm
+        self.tell: Callable[[str, bool], None] = self._tell
+
+    def _choose_file(self) -> Path | None:
+        chosen, _ = QFileDialog.getOpenFileName(self.window, "Add or update a course", "",
+                                                "Course bundles (*.sqlite)")
+        return Path(chosen) if chosen else None
+
+    def _confirm(self, text: str) -> bool:
+        answer = QMessageBox.question(self.window, "Add or update a course", text,
+                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return answer == QMessageBox.Yes
+
+    def _tell(self, text: str, problem: bool) -> None:
+        (QMessageBox.warning if problem else QMessageBox.information)(self.window, "Add or update a course", text)
+
+    def add_course(self) -> None:
+        """The "Add or update a course…" slot: install a chosen bundle into the user's course folder
+        after showing what changes; every refusal is one sentence in a dialog and changes nothing."""
+        from ..bundle.install import install_bundle
+        from ..bundle.library import default_install_dir
+        from ..embedding import manifest_embedding
+
+        source = self.choose_file()
+        if source is None:
+            return
+        folder = default_install_dir()
+        try:
+            embedding = manifest_embedding()
+        except LanternError:
+            embedding = None
+        try:
+            result = install_bundle(source, folder, embedding=embedding, confirm=lambda plan: self.confirm(
+                "\n".join(plan.lines()) + f"\n\nInstall {plan.new.version} into {plan.installed.parent}?"))
+        except LanternError as exc:
+            self.tell(str(exc), True)
+            return
+        if result.result == "already-current":
+            self.tell(f"{result.course_id} {result.new.version} is already installed (same corpus version); "
+                      "nothing changed.", False)
+        else:
+            kept = f" The previous version is kept as {result.previous.name}." if result.previous else ""
+            self.tell(f"Installed {result.course_id} {result.new.version}; choose it in the Course menu.{kept}",
+                      False)
+        if self.window is not None:
+            self._add_menu(self.window)
 
     def open(self, path: Path) -> MainWindow:
         """Open ``path`` in a new window (replacing the current one) and return it. Raises
@@ -139,4 +193,9 @@ class CourseSwitcher(QObject):
             act.triggered.connect(lambda _=False, p=entry.path: self.choose(p))
             group.addAction(act)
             menu.addAction(act)
+        menu.addSeparator()
+        add = QAction("&Add or update a course…", menu)
+        add.setStatusTip("Install a course bundle file (for example from a USB stick), after checking it")
+        add.triggered.connect(self.add_course)
+        menu.addAction(add)
         window.course_menu = menu
