@@ -110,3 +110,23 @@ def test_source_excerpts_keep_underscores_in_code_names():
 
     text = "Check that the number in `LED_PIN` matches **the pin** your _wire_ is on."
     assert excerpt(text) == "Check that the number in LED_PIN matches the pin your wire is on."
+
+
+def test_a_lead_in_whose_list_the_chunker_put_in_the_next_chunk_is_quoted_with_it():
+    guide = ("## Storing data\n\nCold data costs less to keep than hot data. "
+             "These aspects of a storage system affect the choice:\n\n"
+             "- how often the data is read\n- how fast it must come back\n\n## Next\n\nSomething else.\n")
+    chunk = guide[:guide.index("- how often")]  # the chunk ends at the colon
+    answer, _ = extractive_answer("Which aspects of a storage system affect the choice?", [_passage(chunk)],
+                                  guide_text=lambda path: guide)
+    assert "affect the choice:" in answer and "- how fast it must come back" in answer
+    assert "Something else" not in answer  # only the block the lead-in introduces
+    without, _ = extractive_answer("Which aspects of a storage system affect the choice?", [_passage(chunk)])
+    assert "- how often" not in without  # no guide text: nothing is made up
+
+
+def test_a_chunk_ending_at_a_line_end_is_not_continued_into_the_next_line():
+    guide = "## Wiring\n\nThe LED goes on GPIO 2.\n1. Solder the header to the board now.\n"
+    chunk = guide[:guide.index("1. Solder")]
+    answer, _ = extractive_answer("Which pin does the LED go on?", [_passage(chunk)], guide_text=lambda path: guide)
+    assert "GPIO 2" in answer and "Solder" not in answer

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..ingest.markdown import parse_blocks
 from ..records import Passage
 from ..retrieval.identifiers import extract_identifiers
 from ..retrieval.settings import HISTORY_WEIGHT
@@ -231,8 +232,10 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     counting = bool(_COUNT.search(question))
     scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
     for p in passages:
-        units = passage_units(p.hit.text, p.hit.heading, offset=p.hit.span[0],
-                              guide_text=(lambda src=p.hit.source: guide_text(src)) if guide_text else None)
+        text = p.hit.text + (_continuation(p, guide_text) if guide_text is not None else "")
+        units = [u for u in passage_units(text, p.hit.heading, offset=p.hit.span[0],
+                                          guide_text=(lambda src=p.hit.source: guide_text(src)) if guide_text else None)
+                 if u.start < len(p.hit.text.rstrip())]
         if units:
             scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code), u) for u in units]))
     if not scored:
@@ -309,6 +312,32 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
             last = quotes[partial[-1]]
             quotes[partial[-1]] = Quote(last.passage, last.units, last.heading, PARTIAL_LIST_NOTE)
     return quotes
+
+
+#: Most characters of guide text after a passage read to finish its last block (a lead-in whose
+#: list, code or table the chunker put in the next chunk; a sentence cut at the chunk's end).
+CONTINUATION_CHARS = 1500
+
+
+def _continuation(passage: Passage, guide_text: Callable[[str], str]) -> str:
+    """The guide's text right after ``passage`` up to the end of the block that follows it (at most
+    CONTINUATION_CHARS characters); '' when the passage's text is not the guide's own at its span
+    (a converted file) or the guide ends there. Only blocks that start inside the passage are
+    quoted, so this completes a lead-in or a sentence the chunk cut, never adds a new block."""
+    hit = passage.hit
+    guide = guide_text(hit.source)
+    start, end = hit.span
+    if guide[start:end] != hit.text:
+        return ""
+    rest = guide[end:end + CONTINUATION_CHARS]
+    if not hit.text.rstrip().endswith(":"):
+        # Only the line the chunk was cut in (none when it ends at a line's end).
+        if hit.text.endswith("\n"):
+            return ""
+        cut = rest.find("\n")
+        return rest if cut < 0 else rest[:cut]
+    blocks = parse_blocks(rest)
+    return rest[:blocks[0].end] if blocks else ""
 
 
 def _is_list_line(line: str) -> bool:
