@@ -420,7 +420,9 @@ def _add_library_commands(sub) -> None:
         "new version), then copy it into the course folder as ID.sqlite atomically, keeping the installed "
         "version as ID.previous.sqlite for `lantern rollback`. The same corpus version is already current "
         "(exit 0); an older version is refused unless --allow-downgrade. Without --yes, the change is shown "
-        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. "
+        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. The copy "
+        "and rename run under the course folder's lock (D/.lantern-install.lock): a second install or rollback in "
+        "the same folder waits up to 30 s, then refuses. "
         "Exit 0 installed or already current, 1 refused (one sentence on stderr; nothing changed).",
         epilog="examples:\n  lantern install /media/usb/esp32-starter.sqlite\n"
         "  lantern install /media/usb/esp32-starter.sqlite --yes --json   (scripts)\n"
