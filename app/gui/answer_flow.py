@@ -130,6 +130,28 @@ class AnswerFlow(QObject):
         self._update_earlier()
         self.window.focus_question()
 
+    def restore(self, conversation: Conversation, shown: Exchange | None = None) -> None:
+        """Make ``conversation`` this window's, as when its course was left (issue 12: a course
+        switched back to): its earlier questions listed, the model's memory derived from it again,
+        and ``shown`` (default: its latest exchange; an exchange not in it counts as None) on
+        screen as it was. Ignored while a question runs."""
+        if self.busy:
+            return
+        self.conversation = conversation
+        self._evidence, self._streamed = None, []
+        target = shown if shown is not None and conversation.index(shown) >= 0 else conversation.latest
+        self.answer = conversation.latest.answer if conversation.latest is not None else None
+        if target is None:
+            self.shown = None
+            self.panel.clear_answer()
+            self.panel.asked_label.setText("")
+            self.panel.set_state("")
+            self.panel.copy_button.setEnabled(False)
+            self._update_earlier()
+        else:
+            self.show(target)
+        self.update_conversation_label()
+
     def stop(self) -> None:
         """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
         if not self.busy:
