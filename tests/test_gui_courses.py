@@ -84,6 +84,17 @@ def test_the_course_menu_lists_the_library_and_switches_without_restarting(qtbot
     assert {t.split(" · ")[0]: a.isChecked() for t, a in menu_actions(second).items()}["Lab B"]
 
 
+def test_the_course_menu_names_the_language_when_it_is_known(qtbot, switcher, two_courses, course):
+    a, b, _ = two_courses
+    build_bundle(course, a.parent / "lab-c.sqlite", FakeEmbedder(), title="Lab C", course_id="lab-c", language="de")
+    build_bundle(course, a.parent / "lab-d.sqlite", FakeEmbedder(), title="Lab D", course_id="lab-d", language="")
+    window = switcher.open(a)
+    labels = {text.split(" · ")[0]: text for text in menu_actions(window)}
+    assert labels["Lab A"].endswith(" · 2 guides · English")  # guessed from the guides at build time
+    assert labels["Lab C"].endswith(" · 2 guides · German")
+    assert labels["Lab D"].endswith(" · 2 guides")  # not recorded: nothing said
+
+
 def test_a_course_that_no_longer_opens_is_reported_and_the_window_stays(qtbot, switcher, two_courses):
     a, b, _ = two_courses
     window = switcher.open(a)

@@ -47,7 +47,7 @@ def test_build_records_course_id_version_and_a_digest_that_inspect_verifies(bund
     assert main(["inspect", str(bundle_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["course"] == {"id": "course", "id_derived": False, "version": meta["course_version"],
-                             "content_digest": meta["content_digest"]}
+                             "content_digest": meta["content_digest"], "language": "en"}
     assert doc["integrity"]["content_digest"] == "verified"
     assert main(["inspect", str(bundle_path)]) == 0
     out = capsys.readouterr().out
@@ -119,6 +119,45 @@ def test_build_cli_takes_an_id_and_refuses_a_bad_one_before_loading_a_model(cour
     assert main(["build", str(course), "-o", str(tmp_path / "bad.sqlite"), "--id", "ESP 32"]) == 1
     err = capsys.readouterr().err
     assert "--id esp-32" in err and "Traceback" not in err and not (tmp_path / "bad.sqlite").exists()
+
+
+def test_build_records_the_course_language_given_or_guessed_and_courses_shows_it(course, tmp_path, capsys,
+                                                                                 monkeypatch):
+    import app.embedding
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", FakeEmbedder)
+    guessed, given, unknown = tmp_path / "d" / "guessed.sqlite", tmp_path / "d" / "given.sqlite", tmp_path / "u.sqlite"
+    assert main(["build", str(course), "-o", str(guessed), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["language"], doc["language_detected"]) == ("en", True) and meta_of(guessed)["language"] == "en"
+    assert main(["build", str(course), "-o", str(given), "--id", "lab-pt", "--language", "pt-br"]) == 0
+    assert "language pt-BR (Portuguese (BR))" in capsys.readouterr().out
+    assert meta_of(given)["language"] == "pt-BR"
+    # A bundle with no language recorded (as every bundle built before it): unknown, and it still opens.
+    build_bundle(course, unknown, FakeEmbedder(), course_id="old-lab", language="")
+    assert "language" not in meta_of(unknown)
+    assert main(["inspect", str(unknown), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["course"]["language"] is None
+    assert main(["inspect", str(given)]) == 0
+    assert "language        pt-BR" in capsys.readouterr().out
+
+    assert main(["courses", "--json", "--dir", str(guessed.parent), "--dir", str(tmp_path)]) == 0
+    listed = {Path(c["path"]).name: c for c in json.loads(capsys.readouterr().out)["courses"]}
+    assert {name: c["language"] for name, c in listed.items()} == {
+        "given.sqlite": "pt-BR", "guessed.sqlite": "en", "u.sqlite": None}
+    assert all(c["state"] == "ok" for c in listed.values())
+    assert main(["courses", "--dir", str(guessed.parent), "--dir", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ok")]
+    assert lines[0].endswith(", Portuguese (BR)") and lines[1].endswith(", English")
+    assert lines[2].endswith("chunks")  # unknown: nothing said
+
+    def no_model():
+        raise AssertionError("the model must not load for a bad --language")
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", no_model)
+    assert main(["build", str(course), "-o", str(tmp_path / "bad.sqlite"), "--language", "Portuguese!"]) == 1
+    err = capsys.readouterr().err
+    assert "not a language tag" in err and "--language pt-BR" in err and not (tmp_path / "bad.sqlite").exists()
 
 
 # --- the library: lantern courses -------------------------------------------------------

@@ -41,6 +41,7 @@ from ..bundle.library import STATE_OK, STATE_OLDER, CourseEntry, list_courses
 from ..bundle.reader import BundleReader
 from ..config import Settings
 from ..errors import LanternError
+from ..ingest.language import language_name
 from .conversation import Conversation, Exchange
 from .main_window import MainWindow
 from .workers import AssistantFactory
@@ -70,12 +71,14 @@ class KeptConversation:
 
 
 def course_label(entry: CourseEntry) -> str:
-    """One menu line: title, version, guides, and the state when it is not ``ok``."""
+    """One menu line: title, version, guides, language when known, and the state when it is not ``ok``."""
     parts = [entry.title or entry.course_id]
     if entry.version:
         parts.append(entry.version)
     if entry.guides is not None:
         parts.append(f"{entry.guides} guide{'' if entry.guides == 1 else 's'}")
+    if entry.language:
+        parts.append(language_name(entry.language))
     text = " · ".join(parts)
     if entry.state != STATE_OK:
         text += f" ({entry.state})"
@@ -227,7 +230,7 @@ class CourseSwitcher(QObject):
         if not any(e.path.resolve() == here for e in entries):
             entries = [CourseEntry(path=window.bundle.path, folder="", course_id="", title=window.bundle.title,
                                    version="", corpus_version="", built_at="", guides=None, chunks=None,
-                                   state=STATE_OK)] + entries
+                                   state=STATE_OK, language=window.bundle.meta.get("language", ""))] + entries
         for entry in entries:
             act = QAction(course_label(entry), menu)
             act.setCheckable(True)
