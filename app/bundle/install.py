@@ -20,8 +20,10 @@ course folder changes until the last one:
 Steps 4 and 5 run under the course folder's **install lock** (:func:`folder_lock`): an exclusive OS
 file lock on ``D/.lantern-install.lock``, so two installs at once (two lab admins, a double click)
 never interleave their copies and renames. The second one waits up to :data:`LOCK_TIMEOUT_S`
-seconds, then finds the course as the first one left it (already current, or changed since its
-comparison: refused) or, if the lock is still held, refuses; nothing changes on a refusal.
+seconds for the lock (still held then: refused), then checks that the installed files are those it
+compared in step 2: unchanged, it goes on; replaced by this very version, it is already current;
+replaced by another version, it is refused (the change confirmed is no longer the one it would
+make). Nothing changes on a refusal. The lock is taken after step 3, so nobody waits on a question.
 
 ``rollback`` swaps ``ID.sqlite`` and ``ID.previous.sqlite`` the same way (a second rollback
 restores the newer version). Every refusal is a :class:`~app.errors.BundleError` whose message is
