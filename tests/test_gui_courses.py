@@ -228,3 +228,36 @@ def test_each_course_keeps_its_own_conversation_while_switching(qtbot, two_cours
         if path.is_file():
             data = path.read_bytes()
             assert QUESTION.encode() not in data and FOLLOW_UP.encode() not in data, path
+
+
+def test_a_question_still_running_when_the_course_is_switched_is_dropped(qtbot, two_courses):
+    import time
+
+    a, b, _ = two_courses
+    slow: list[bool] = []
+    reply = " ".join(["Check the I2C address 0x3C of the display [1]."] * 60)
+
+    def model():
+        return FakeChatModel(reply=reply, delay=lambda: time.sleep(0.02) if slow else None)
+
+    switcher = CourseSwitcher(lambda bundle: (lambda: Assistant(Retriever(bundle, FakeEmbedder()), model())))
+    try:
+        first = switcher.open(a)
+        qtbot.waitUntil(lambda: first.ready, timeout=5000)
+        ask_and_wait(qtbot, first, QUESTION)
+        slow.append(True)
+        with qtbot.waitSignal(first.evidence_shown, timeout=5000):
+            first.question_box.setPlainText(FOLLOW_UP)
+            first.ask()
+        assert first.busy
+        on_b = switch_to(qtbot, switcher, "Lab B")
+        qtbot.wait(100)  # anything the old window's worker still sent has arrived
+        assert len(on_b.conversation) == 0
+        slow.clear()
+        on_a = switch_to(qtbot, switcher, "Lab A")
+        assert [e.question for e in on_a.conversation] == [QUESTION]  # the finished exchange, not the running one
+        assert on_a.asked_label.text() == f"You asked: {QUESTION}" and not on_a.busy
+    finally:
+        if switcher.window is not None:
+            switcher.window.close()
+            switcher.window.bundle.close()

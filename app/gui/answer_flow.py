@@ -9,7 +9,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread
+from PySide6.QtCore import QCoreApplication, QObject, QThread
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..records import Answer
@@ -48,6 +48,7 @@ class AnswerFlow(QObject):
         self._evidence: Answer | None = None  # the running answer's extractive evidence
         self._clear_when_done = False
         self._pending_question = ""
+        self._connections: list[tuple] = []  # (worker signal, slot) pairs, undone by shutdown()
 
     def start_worker(self, factory: AssistantFactory) -> None:
         """Start the worker thread and ask it to load the models with ``factory``."""
@@ -57,15 +58,12 @@ class AnswerFlow(QObject):
         self.worker.moveToThread(self.thread_)
         self.thread_.finished.connect(self.worker.deleteLater)
         w = self.worker
-        w.progress.connect(self._progress)
-        w.warning.connect(self._show_note)
-        w.ready.connect(self._ready)
-        w.load_failed.connect(self._load_failed)
-        w.evidence_ready.connect(self._evidence_ready)
-        w.sentence.connect(self._sentence)
-        w.finished.connect(self._finished)
-        w.failed.connect(self._failed)
-        w.crashed.connect(self._crashed)
+        self._connections = [(w.progress, self._progress), (w.warning, self._show_note), (w.ready, self._ready),
+                             (w.load_failed, self._load_failed), (w.evidence_ready, self._evidence_ready),
+                             (w.sentence, self._sentence), (w.finished, self._finished), (w.failed, self._failed),
+                             (w.crashed, self._crashed)]
+        for signal, slot in self._connections:
+            signal.connect(slot)
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -73,12 +71,19 @@ class AnswerFlow(QObject):
         w.load_requested.emit()
 
     def shutdown(self) -> None:
-        """Stop any answer and end the worker thread (waits for the current token)."""
+        """Stop any answer and end the worker thread (waits for the current token), then stop
+        listening to the worker: what it sent that has not arrived yet (the end of an answer that
+        was running) is dropped, since the window is closing and its bundle may be closed next
+        (a course switch)."""
         if self.thread_.isRunning():
             self.worker.stop_flag.set()
             self.thread_.quit()
             if not self.thread_.wait(30_000):
                 log.warning("the assistant thread did not stop within 30 s")
+                for signal, slot in self._connections:  # the worker lives on: stop listening to it
+                    signal.disconnect(slot)
+        self._connections = []  # (once the thread has ended, the worker is deleted with its signals)
+        QCoreApplication.removePostedEvents(self)  # the worker's queued signals to this flow
 
     # --- asking -----------------------------------------------------------------------
     def ask(self, question: str) -> None:

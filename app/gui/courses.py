@@ -178,10 +178,11 @@ class CourseSwitcher(QObject):
 
     def _keep_conversation(self, window: MainWindow) -> None:
         """Keep ``window``'s finished exchanges and the one on screen under its course's key (an
-        empty conversation is not kept)."""
+        empty conversation is not kept). A copy: an answer the closing window's worker still
+        finishes is not added to it."""
         key = course_key(window.bundle)
         if len(window.conversation):
-            self.kept[key] = KeptConversation(window.conversation, window.shown)
+            self.kept[key] = KeptConversation(window.conversation.copy(), window.shown)
         else:
             self.kept.pop(key, None)
 
