@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--id", dest="course_id", default="", metavar="ID",
                        help="stable course id, e.g. esp32-starter: lower-case letters, digits and hyphens; bundles "
                        "with one id are versions of one course (default: the folder's name as a slug)")
+    build.add_argument("--language", default=None, metavar="TAG",
+                       help="the language the guides are written in, as a language tag (en, de, pt-BR), shown in "
+                       "the course list (default: guessed from the guides' prose; left unknown when unsure)")
     build.add_argument("--include", action="append", default=[], metavar="GLOB", help="also read files matching GLOB")
     build.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files matching GLOB")
     build.add_argument("--json", action="store_true", help="print a JSON report on stdout")
@@ -143,16 +146,18 @@ def _cmd_build(args) -> int:
     from .bundle.builder import build_bundle
     from .bundle.library import check_course_id, default_course_id
     from .embedding import FastEmbedder
+    from .ingest.language import check_language, language_name
     from .ingest.reader import check_course_folder
 
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
     course_id = check_course_id(args.course_id) if args.course_id else default_course_id(args.source_dir)
+    language = check_language(args.language) if args.language is not None else None
     embedder = FastEmbedder()
     progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
                               include=args.include, exclude=args.exclude, progress=progress,
-                              previous=args.previous, reuse=not args.full, course_id=course_id)
+                              previous=args.previous, reuse=not args.full, course_id=course_id, language=language)
     finally:
         progress.close()
     for warning in report.warnings:
@@ -160,6 +165,7 @@ def _cmd_build(args) -> int:
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     summary = {"bundle": str(report.bundle), "course_id": course_id, "corpus_version": report.corpus_version,
+               "language": report.language or None, "language_detected": report.language_detected,
                "sources": report.sources,
                "chunks": report.chunks, "assets": report.assets, "embedded": report.embedded,
                "reused": report.reused, "previous": str(report.previous) if report.previous else None,
@@ -169,7 +175,10 @@ def _cmd_build(args) -> int:
     else:
         reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
                  if report.previous else f"; {report.embedded} chunks embedded")
-        print(f"Built {report.bundle} (course id {course_id}): {_count(report.sources, 'guide')}, "
+        spoken = (f"language {report.language} ({language_name(report.language)}"
+                  f"{', guessed from the guides; --language sets it' if report.language_detected else ''})"
+                  if report.language else "language unknown (--language sets it)")
+        print(f"Built {report.bundle} (course id {course_id}, {spoken}): {_count(report.sources, 'guide')}, "
               f"{_count(report.chunks, 'chunk')}, "
               f"{_count(report.assets, 'image')} "
               f"in {report.seconds:.1f} s{reuse} (corpus version {report.corpus_version[:12]}).")
@@ -420,7 +429,9 @@ def _add_library_commands(sub) -> None:
         "new version), then copy it into the course folder as ID.sqlite atomically, keeping the installed "
         "version as ID.previous.sqlite for `lantern rollback`. The same corpus version is already current "
         "(exit 0); an older version is refused unless --allow-downgrade. Without --yes, the change is shown "
-        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. "
+        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. The copy "
+        "and rename run under the course folder's lock (D/.lantern-install.lock): a second install or rollback in "
+        "the same folder waits up to 30 s, then refuses. "
         "Exit 0 installed or already current, 1 refused (one sentence on stderr; nothing changed).",
         epilog="examples:\n  lantern install /media/usb/esp32-starter.sqlite\n"
         "  lantern install /media/usb/esp32-starter.sqlite --yes --json   (scripts)\n"
@@ -472,8 +483,12 @@ def _cmd_courses(args) -> int:
         for f in folders:
             print(f"  {f.kind:<8} {f.path}{'' if f.path.exists() else '  (does not exist)'}")
         return 0
+    from .ingest.language import language_name
+
     for e in entries:
         counts = (f"{_count(e.guides, 'guide')}, {_count(e.chunks, 'chunk')}" if e.guides is not None else "")
+        if e.language:
+            counts += f", {language_name(e.language)}"
         print(f"{e.state:<15} {e.course_id}  {e.title}  {e.version}  {counts}".rstrip())
         print(f"                {e.path}  ({e.folder})")
         if e.reason:

@@ -84,6 +84,17 @@ def test_the_course_menu_lists_the_library_and_switches_without_restarting(qtbot
     assert {t.split(" · ")[0]: a.isChecked() for t, a in menu_actions(second).items()}["Lab B"]
 
 
+def test_the_course_menu_names_the_language_when_it_is_known(qtbot, switcher, two_courses, course):
+    a, b, _ = two_courses
+    build_bundle(course, a.parent / "lab-c.sqlite", FakeEmbedder(), title="Lab C", course_id="lab-c", language="de")
+    build_bundle(course, a.parent / "lab-d.sqlite", FakeEmbedder(), title="Lab D", course_id="lab-d", language="")
+    window = switcher.open(a)
+    labels = {text.split(" · ")[0]: text for text in menu_actions(window)}
+    assert labels["Lab A"].endswith(" · 2 guides · English")  # guessed from the guides at build time
+    assert labels["Lab C"].endswith(" · 2 guides · German")
+    assert labels["Lab D"].endswith(" · 2 guides")  # not recorded: nothing said
+
+
 def test_a_course_that_no_longer_opens_is_reported_and_the_window_stays(qtbot, switcher, two_courses):
     a, b, _ = two_courses
     window = switcher.open(a)
@@ -135,3 +146,118 @@ def test_add_or_update_a_course_installs_a_checked_bundle_and_lists_it(qtbot, sw
     add_action(window).trigger()
     assert told[-1][1] and "cancelled" in told[-1][0]
     assert {p.name: p.read_bytes() for p in a.parent.iterdir()} == before
+
+
+# --- each course keeps its own conversation -------------------------------------------------
+
+QUESTION = "My OLED display stays blank, what should I check?"
+FOLLOW_UP = "Which pin does it use?"
+
+
+def switch_to(qtbot, switcher, title: str):
+    """Choose the course titled ``title`` in the open window's Course menu; the new window, ready."""
+    before = switcher.window
+    next(act for text, act in menu_actions(before).items() if text.startswith(title)).trigger()
+    qtbot.waitUntil(lambda: switcher.window is not before and switcher.window.ready, timeout=5000)
+    return switcher.window
+
+
+def ask_and_wait(qtbot, window, question: str) -> None:
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText(question)
+        window.ask()
+
+
+def test_each_course_keeps_its_own_conversation_while_switching(qtbot, two_courses, course, tmp_path):
+    a, b, _ = two_courses
+    asked: list[tuple[str, str, list[dict]]] = []  # (course title, question, the memory sent with it)
+
+    class Recording(Assistant):
+        def answer(self, question, history=None, **options):
+            asked.append((self.retriever.bundle.title, question, list(history or [])))
+            return super().answer(question, history, **options)
+
+    switcher = CourseSwitcher(lambda bundle: (lambda: Recording(Retriever(bundle, FakeEmbedder()), FakeChatModel())))
+    try:
+        first = switcher.open(a)
+        qtbot.waitUntil(lambda: first.ready, timeout=5000)
+        ask_and_wait(qtbot, first, QUESTION)
+        a_answer = first.answer_view.toPlainText()
+        a_memory = first.memory()
+        assert len(first.conversation) == 1 and a_memory[0] == {"role": "user", "content": QUESTION}
+
+        # Course B: an empty conversation, and a follow-up there does not refer to A's question.
+        on_b = switch_to(qtbot, switcher, "Lab B")
+        assert len(on_b.conversation) == 0 and on_b.memory() == [] and on_b.history == []
+        assert on_b.answer_view.toPlainText() == "" and on_b.earlier_row.isHidden()
+        assert on_b.conversation_label.text() == "New conversation."
+        ask_and_wait(qtbot, on_b, FOLLOW_UP)
+        assert asked[-1] == ("Lab B", FOLLOW_UP, [])
+
+        # Back to A: its question and answer on screen again, and its follow-up memory.
+        on_a = switch_to(qtbot, switcher, "Lab A")
+        assert [e.question for e in on_a.conversation] == [QUESTION]
+        assert on_a.asked_label.text() == f"You asked: {QUESTION}"
+        assert on_a.answer_view.toPlainText() == a_answer and on_a.copy_button.isEnabled()
+        assert on_a.memory() == a_memory
+        assert "follow-up question can refer to your last question" in on_a.conversation_label.text()
+        ask_and_wait(qtbot, on_a, FOLLOW_UP)
+        title, question, memory = asked[-1]
+        assert (title, question) == ("Lab A", FOLLOW_UP) and memory == a_memory
+        assert not on_a.earlier_row.isHidden() and on_a.earlier.count() == 2  # both questions listed
+
+        # B has kept its own (the follow-up asked there) and A now has two questions.
+        on_b = switch_to(qtbot, switcher, "Lab B")
+        assert [e.question for e in on_b.conversation] == [FOLLOW_UP]
+        on_a = switch_to(qtbot, switcher, "Lab A")
+        assert [e.question for e in on_a.conversation] == [QUESTION, FOLLOW_UP]
+
+        # A course updated meanwhile (another corpus version in the same file) starts afresh.
+        on_b = switch_to(qtbot, switcher, "Lab B")
+        (course / "lessons" / "extra.md").write_text("# Buzzer\n\nThe buzzer sits on GPIO 4.\n", encoding="utf-8")
+        build_bundle(course, a, FakeEmbedder(), title="Lab A", course_id="lab-a")
+        on_a = switch_to(qtbot, switcher, "Lab A")
+        assert len(on_a.conversation) == 0 and on_a.memory() == []
+    finally:
+        if switcher.window is not None:
+            switcher.window.close()
+            switcher.window.bundle.close()
+
+    # Kept in memory only: no file anywhere holds a question.
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert QUESTION.encode() not in data and FOLLOW_UP.encode() not in data, path
+
+
+def test_a_question_still_running_when_the_course_is_switched_is_dropped(qtbot, two_courses):
+    import time
+
+    a, b, _ = two_courses
+    slow: list[bool] = []
+    reply = " ".join(["Check the I2C address 0x3C of the display [1]."] * 60)
+
+    def model():
+        return FakeChatModel(reply=reply, delay=lambda: time.sleep(0.02) if slow else None)
+
+    switcher = CourseSwitcher(lambda bundle: (lambda: Assistant(Retriever(bundle, FakeEmbedder()), model())))
+    try:
+        first = switcher.open(a)
+        qtbot.waitUntil(lambda: first.ready, timeout=5000)
+        ask_and_wait(qtbot, first, QUESTION)
+        slow.append(True)
+        with qtbot.waitSignal(first.evidence_shown, timeout=5000):
+            first.question_box.setPlainText(FOLLOW_UP)
+            first.ask()
+        assert first.busy
+        on_b = switch_to(qtbot, switcher, "Lab B")
+        qtbot.wait(100)  # anything the old window's worker still sent has arrived
+        assert len(on_b.conversation) == 0
+        slow.clear()
+        on_a = switch_to(qtbot, switcher, "Lab A")
+        assert [e.question for e in on_a.conversation] == [QUESTION]  # the finished exchange, not the running one
+        assert on_a.asked_label.text() == f"You asked: {QUESTION}" and not on_a.busy
+    finally:
+        if switcher.window is not None:
+            switcher.window.close()
+            switcher.window.bundle.close()

@@ -11,6 +11,7 @@ import pytest
 
 from app.bundle.builder import build_bundle
 from app.bundle.inspect import inspect_bundle
+from app.bundle.install import LOCK_NAME
 from app.bundle.library import bundle_identity, check_course_id, slugify
 from app.bundle.reader import BundleReader
 from app.bundle.schema import connect
@@ -46,7 +47,7 @@ def test_build_records_course_id_version_and_a_digest_that_inspect_verifies(bund
     assert main(["inspect", str(bundle_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["course"] == {"id": "course", "id_derived": False, "version": meta["course_version"],
-                             "content_digest": meta["content_digest"]}
+                             "content_digest": meta["content_digest"], "language": "en"}
     assert doc["integrity"]["content_digest"] == "verified"
     assert main(["inspect", str(bundle_path)]) == 0
     out = capsys.readouterr().out
@@ -118,6 +119,45 @@ def test_build_cli_takes_an_id_and_refuses_a_bad_one_before_loading_a_model(cour
     assert main(["build", str(course), "-o", str(tmp_path / "bad.sqlite"), "--id", "ESP 32"]) == 1
     err = capsys.readouterr().err
     assert "--id esp-32" in err and "Traceback" not in err and not (tmp_path / "bad.sqlite").exists()
+
+
+def test_build_records_the_course_language_given_or_guessed_and_courses_shows_it(course, tmp_path, capsys,
+                                                                                 monkeypatch):
+    import app.embedding
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", FakeEmbedder)
+    guessed, given, unknown = tmp_path / "d" / "guessed.sqlite", tmp_path / "d" / "given.sqlite", tmp_path / "u.sqlite"
+    assert main(["build", str(course), "-o", str(guessed), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["language"], doc["language_detected"]) == ("en", True) and meta_of(guessed)["language"] == "en"
+    assert main(["build", str(course), "-o", str(given), "--id", "lab-pt", "--language", "pt-br"]) == 0
+    assert "language pt-BR (Portuguese (BR))" in capsys.readouterr().out
+    assert meta_of(given)["language"] == "pt-BR"
+    # A bundle with no language recorded (as every bundle built before it): unknown, and it still opens.
+    build_bundle(course, unknown, FakeEmbedder(), course_id="old-lab", language="")
+    assert "language" not in meta_of(unknown)
+    assert main(["inspect", str(unknown), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["course"]["language"] is None
+    assert main(["inspect", str(given)]) == 0
+    assert "language        pt-BR" in capsys.readouterr().out
+
+    assert main(["courses", "--json", "--dir", str(guessed.parent), "--dir", str(tmp_path)]) == 0
+    listed = {Path(c["path"]).name: c for c in json.loads(capsys.readouterr().out)["courses"]}
+    assert {name: c["language"] for name, c in listed.items()} == {
+        "given.sqlite": "pt-BR", "guessed.sqlite": "en", "u.sqlite": None}
+    assert all(c["state"] == "ok" for c in listed.values())
+    assert main(["courses", "--dir", str(guessed.parent), "--dir", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ok")]
+    assert lines[0].endswith(", Portuguese (BR)") and lines[1].endswith(", English")
+    assert lines[2].endswith("chunks")  # unknown: nothing said
+
+    def no_model():
+        raise AssertionError("the model must not load for a bad --language")
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", no_model)
+    assert main(["build", str(course), "-o", str(tmp_path / "bad.sqlite"), "--language", "Portuguese!"]) == 1
+    err = capsys.readouterr().err
+    assert "not a language tag" in err and "--language pt-BR" in err and not (tmp_path / "bad.sqlite").exists()
 
 
 # --- the library: lantern courses -------------------------------------------------------
@@ -302,7 +342,7 @@ def test_upgrade_shows_what_changes_and_keeps_the_previous_version(versions, cap
     assert digest_of(d / "lab.sqlite") == digest_of(versions["v2"])
     assert digest_of(d / "lab.previous.sqlite") == digest_of(versions["v1"])
     assert digest_of(d / "other.sqlite") == digest_of(versions["other"])  # the other course is untouched
-    assert sorted(p.name for p in d.iterdir()) == ["lab.previous.sqlite", "lab.sqlite", "other.sqlite"]
+    assert sorted(p.name for p in d.iterdir() if p.name != LOCK_NAME) == ["lab.previous.sqlite", "lab.sqlite", "other.sqlite"]
     assert main(["install", str(versions["v1"]), "--yes", "--allow-downgrade"]) == 0  # text output
     out = capsys.readouterr().out
     assert "guides added" in out and "lessons/oled.md" in out and "kept as lab.previous.sqlite" in out
@@ -337,7 +377,7 @@ def test_rollback_restores_the_previous_version_and_a_second_one_undoes_it(versi
     assert main(["rollback", "lab"]) == 0
     assert "Rolled back lab to 2026-02-10" in capsys.readouterr().out
     assert digest_of(d / "lab.sqlite") == digest_of(versions["v2"])
-    assert sorted(p.name for p in d.iterdir()) == ["lab.previous.sqlite", "lab.sqlite"]
+    assert sorted(p.name for p in d.iterdir() if p.name != LOCK_NAME) == ["lab.previous.sqlite", "lab.sqlite"]
     assert main(["rollback", "Not An Id"]) == 1
     assert "not valid" in capsys.readouterr().err
 
@@ -465,7 +505,8 @@ def test_an_interrupted_copy_or_a_failed_rename_changes_nothing(versions, monkey
     assert install(versions["v2"]) == 1
     assert "installed version is unchanged" in capsys.readouterr().err
     assert snapshot(d)["lab.sqlite"] == before["lab.sqlite"]
-    assert not [p for p in d.iterdir() if p.name.startswith(".")]  # no temporary file left behind
+    # No temporary file left behind (the empty install lock file stays: see test_install_lock_*).
+    assert not [p for p in d.iterdir() if p.name.startswith(".") and p.name != inst.LOCK_NAME]
 
 
 def test_a_damaged_installed_copy_is_replaced_by_a_good_one_with_a_note(versions, capsys):
@@ -477,3 +518,100 @@ def test_a_damaged_installed_copy_is_replaced_by_a_good_one_with_a_note(versions
     doc = json.loads(capsys.readouterr().out)
     assert doc["result"] == "installed" and doc["old"] is None and "could not be verified" in doc["notes"][0]
     assert [e["state"] for e in _listed(d, capsys)] == ["ok"]
+
+
+# --- the install lock: two installs at once ---------------------------------------------
+
+def test_install_lock_a_second_install_or_rollback_waits_then_refuses_and_changes_nothing(
+        versions, monkeypatch, capsys):
+    import time
+
+    import filelock
+
+    import app.bundle.install as inst
+
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0 and install(versions["v2"]) == 0
+    assert (d / inst.LOCK_NAME).exists()  # the lock file stays, empty, after an install
+    capsys.readouterr()
+    before = snapshot(d)
+    monkeypatch.setattr(inst, "LOCK_TIMEOUT_S", 0.3)
+    with filelock.FileLock(str(d / inst.LOCK_NAME)):  # another `lantern install` is working in d
+        for argv in (["install", str(versions["v1"]), "--yes", "--allow-downgrade", "--json"],
+                     ["rollback", "lab", "--json"]):
+            started = time.monotonic()
+            assert main(argv) == 1
+            assert time.monotonic() - started >= 0.3  # it waited for the lock before refusing
+            captured = capsys.readouterr()
+            assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+            assert "Another `lantern install` or `lantern rollback` is working in" in captured.err
+            assert "nothing was changed" in captured.err
+            assert snapshot(d) == before
+    assert main(["rollback", "lab"]) == 0  # the lock is free again
+    assert digest_of(d / "lab.sqlite") == digest_of(versions["v1"])
+
+
+def _install_in_thread(source: Path, folder: Path, held_until_confirmed: dict, **options) -> dict:
+    """Run install_bundle (with ``options``) in a thread; ``held_until_confirmed["confirmed"]`` is set
+    once it confirmed (it then goes for the lock). Returns a dict that gets ``result`` or ``error``."""
+    import threading
+
+    from app.bundle.install import install_bundle
+
+    outcome: dict = {}
+    confirmed = threading.Event()
+    held_until_confirmed["confirmed"] = confirmed
+
+    def run():
+        try:
+            outcome["result"] = install_bundle(source, folder, embedding=FAKE_IDENTITY, lock_timeout=10,
+                                               confirm=lambda plan: confirmed.set() or True, **options)
+        except LanternError as exc:
+            outcome["error"] = str(exc)
+
+    outcome["thread"] = threading.Thread(target=run)
+    outcome["thread"].start()
+    return outcome
+
+
+def test_install_lock_a_waiting_install_goes_on_when_the_lock_is_freed_and_sees_what_the_first_did(
+        versions, course, tmp_path, monkeypatch):
+    import filelock
+
+    import app.bundle.install as inst
+
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0
+    lock = filelock.FileLock(str(d / inst.LOCK_NAME))
+
+    # The lock is freed and nothing changed meanwhile: the waiting install goes on.
+    with lock:
+        events: dict = {}
+        outcome = _install_in_thread(versions["v2"], d, events)
+        assert events["confirmed"].wait(10)
+        assert "result" not in outcome and "error" not in outcome  # waiting for the lock
+    outcome["thread"].join(10)
+    assert outcome["result"].result == "installed" and digest_of(d / "lab.sqlite") == digest_of(versions["v2"])
+
+    # A double click: the first install put this very version in place while the second waited.
+    assert main(["install", str(versions["v1"]), "--yes", "--allow-downgrade"]) == 0
+    with lock:
+        outcome = _install_in_thread(versions["v2"], d, events)
+        assert events["confirmed"].wait(10)
+        shutil.copy(versions["v2"], d / ".other.tmp")
+        os.replace(d / ".other.tmp", d / "lab.sqlite")  # what the first install did
+    outcome["thread"].join(10)
+    assert outcome["result"].result == "already-current"
+
+    # Another version was put in place meanwhile: the change confirmed is not the one it would make, refused.
+    (course / "lessons" / "more.md").write_text("# More\n\nAnother lesson.\n", encoding="utf-8")
+    v3 = build_at(course, tmp_path / "usb" / "lab-v3.sqlite", "2026-03-10T09:00:00", monkeypatch)
+    with lock:
+        outcome = _install_in_thread(versions["v1"], d, events, allow_downgrade=True)
+        assert events["confirmed"].wait(10)
+        shutil.copy(v3, d / ".other.tmp")
+        os.replace(d / ".other.tmp", d / "lab.sqlite")
+        before = snapshot(d)
+    outcome["thread"].join(10)
+    assert "Another install changed lab" in outcome["error"] and "nothing was changed" in outcome["error"]
+    assert snapshot(d) == before

@@ -32,6 +32,7 @@ from .. import __version__
 from ..embedding import BATCH_SIZE, Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
+from ..ingest.language import check_language, detect_language
 from ..ingest.reader import IMAGE_TYPES
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
@@ -61,6 +62,10 @@ class BuildReport:
     previous: Path | None = None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The course's language tag recorded in ``meta`` ('' unknown: not recorded), and whether it
+    #: was guessed from the guides (app/ingest/language.py) rather than given.
+    language: str = ""
+    language_detected: bool = False
 
 
 def _library_versions() -> dict:
@@ -110,13 +115,17 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
 def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
-                 previous: Path | None = None, reuse: bool = True, course_id: str = "") -> BuildReport:
+                 previous: Path | None = None, reuse: bool = True, course_id: str = "",
+                 language: str | None = None) -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
     Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
     whose indexed-text sha256 is unchanged, unless ``reuse`` is False. ``course_id`` (default: the
-    folder's name as a slug) is recorded with a content digest (library.py). Raises
-    :class:`LanternError` for an invalid ``course_id``,
+    folder's name as a slug) is recorded with a content digest (library.py). ``language`` is the
+    course's language tag (``en``, ``pt-BR``), recorded as ``meta['language']``; None guesses it
+    from the guides' prose (:func:`app.ingest.language.detect_language`, a few ms), and '' or a
+    guess that is unsure records none (unknown). Raises
+    :class:`LanternError` for an invalid ``course_id`` or ``language``,
     :class:`CourseFolderError` for a missing/unreadable/empty course folder and
     :class:`LanternError` when the output cannot be written; the previous ``output`` is
     then untouched.
@@ -125,6 +134,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     notify = progress or (lambda stage, done, total: None)
     output = Path(output)
     course_id = check_course_id(course_id) if course_id else default_course_id(source_dir)
+    if language:
+        language = check_language(language)
     if output.exists() and output.is_dir():
         raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
     if previous is not None and not Path(previous).is_file():
@@ -133,6 +144,9 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     plan = plan_course(source_dir, embedder.checksum, settings=settings, include=include, exclude=exclude,
                        progress=notify)
     notes = list(plan.notes)
+    detected = language is None
+    if detected:
+        language = detect_language(doc.text for doc in plan.documents if doc.kind != "code")
     reuse_from = Path(previous) if previous is not None else output
     vectors: dict[str, bytes] = {}
     if reuse:
@@ -149,7 +163,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
     try:
         embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify,
-                          course_id)
+                          course_id, language)
         os.replace(tmp, output)
     except OSError as exc:
         raise LanternError(f"The bundle {output} could not be written ({exc.strerror or exc}); "
@@ -162,7 +176,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
                        assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
                        reused=n - embedded, previous=reuse_from if vectors else None,
-                       warnings=plan.warnings, notes=notes)
+                       warnings=plan.warnings, notes=notes, language=language,
+                       language_detected=detected and bool(language))
 
 
 #: A temporary bundle untouched for this long (seconds) is stale even if its process id is in use:
@@ -229,8 +244,9 @@ def _write_vector_blocks(conn, count: int, dim: int) -> None:
 
 
 def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
-           globs: dict, notify: Progress, course_id: str) -> int:
-    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded."""
+           globs: dict, notify: Progress, course_id: str, language: str) -> int:
+    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded. ``language``
+    is recorded in ``meta`` when not ''."""
     if tmp.exists():
         tmp.unlink()
     chunks = plan.chunks
@@ -303,6 +319,8 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
         meta.update(identity_meta(meta, course_id))  # course id and version (issue 12)
+        if language:  # optional: absent means unknown (bundles built before it, or an unsure guess)
+            meta["language"] = language
         with conn:
             conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         with conn:  # last: it covers every row written above (the reader checks it at open)

@@ -81,6 +81,7 @@ class Inspection:
                f"  title           {self.title}",
                f"  course id       {self.course['id']}" + (" (from the file name)" if self.course["id_derived"] else ""),
                f"  version         {self.course['version']}",
+               f"  language        {self.course.get('language') or 'unknown (not recorded)'}",
                f"  content digest  {(self.course['content_digest'] or 'not recorded (built before digests)')[:16]}"
                f"{'' if not self.course['content_digest'] else ' (' + self.integrity.content_digest + ')'}",
                f"  corpus version  {self.corpus_version}",
@@ -222,7 +223,7 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
         return Inspection(
             path=str(path), size_bytes=Path(path).stat().st_size, title=bundle.title,
             course={"id": who.course_id, "id_derived": who.derived, "version": who.course_version,
-                    "content_digest": who.content_digest},
+                    "content_digest": who.content_digest, "language": meta.get("language") or None},
             corpus_version=bundle.corpus_version, schema_version=int(meta["schema_version"]),
             built_at=meta.get("built_at", ""),
             embedding={"model_id": meta["embedding_model_id"], "dim": int(meta["embedding_dim"]),

@@ -17,11 +17,21 @@ course folder changes until the last one:
    links are not supported) and the new file is renamed over ``ID.sqlite`` with ``os.replace``,
    so ``ID.sqlite`` is at every moment either the old or the new complete bundle.
 
+Steps 4 and 5 run under the course folder's **install lock** (:func:`folder_lock`): an exclusive OS
+file lock on ``D/.lantern-install.lock``, so two installs at once (two lab admins, a double click)
+never interleave their copies and renames. The second one waits up to :data:`LOCK_TIMEOUT_S`
+seconds for the lock (still held then: refused), then checks that the installed files are those it
+compared in step 2: unchanged, it goes on; replaced by this very version, it is already current;
+replaced by another version, it is refused (the change confirmed is no longer the one it would
+make). Nothing changes on a refusal. The lock is taken after step 3, so nobody waits on a question.
+
 ``rollback`` swaps ``ID.sqlite`` and ``ID.previous.sqlite`` the same way (a second rollback
 restores the newer version). Every refusal is a :class:`~app.errors.BundleError` whose message is
-one sentence naming the problem and the fix. Paths are handled with :mod:`pathlib` and
-:func:`os.replace`, which work on Linux, Windows and macOS (on Windows a bundle that a running app
-has open cannot be replaced: close the app first).
+one sentence naming the problem and the fix; rollback takes the same lock. Paths are handled with
+:mod:`pathlib` and :func:`os.replace`, and the lock with ``filelock`` (``fcntl.flock`` on Linux and
+macOS, ``msvcrt.locking`` on Windows; released by the OS when a process dies, so a killed install
+leaves no stale lock), which work on Linux, Windows and macOS (on Windows a bundle that a running
+app has open cannot be replaced: close the app first).
 """
 
 from __future__ import annotations
@@ -29,11 +39,13 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import apsw
+import filelock
 
 from ..errors import BundleError
 from .library import (
@@ -49,6 +61,11 @@ from .library import (
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: Bytes copied at a time (1 MiB).
 COPY_CHUNK = 1 << 20
+#: The install lock's file in a course folder (empty; it stays after an install: deleting a lock
+#: file another process may be waiting on would let a third one take a second lock).
+LOCK_NAME = ".lantern-install.lock"
+#: Seconds an install or rollback waits for another one in the same course folder before it refuses.
+LOCK_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -256,19 +273,46 @@ def installed_paths(folder: Path, course_id: str) -> tuple[Path, Path]:
     return folder / f"{course_id}.sqlite", folder / f"{course_id}{PREVIOUS_SUFFIX}"
 
 
-def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str] | None,
-                   allow_downgrade: bool = False,
-                   confirm: Callable[[InstallResult], bool] | None = None) -> InstallResult:
-    """Install ``source`` into ``folder`` as ``ID.sqlite`` (steps in the module docstring).
+@contextmanager
+def folder_lock(folder: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold the install lock of the existing course folder ``folder`` (``folder/LOCK_NAME``) for
+    the ``with`` block, waiting up to ``timeout`` seconds (default :data:`LOCK_TIMEOUT_S`) while
+    another process holds it. Raises :class:`BundleError` (one sentence; nothing was changed) when
+    it is still held after that, or when the lock file cannot be created (a read-only folder)."""
+    path = Path(folder) / LOCK_NAME
+    lock = filelock.FileLock(str(path), timeout=LOCK_TIMEOUT_S if timeout is None else timeout)
+    try:
+        lock.acquire()
+    except filelock.Timeout as exc:
+        raise BundleError(f"Another `lantern install` or `lantern rollback` is working in {folder} (it holds "
+                          f"{path.name}); nothing was changed. Wait until it has finished and try again.") from exc
+    except OSError as exc:
+        raise BundleError(f"The course folder {folder} cannot be locked for installing ({exc.strerror or exc}); "
+                          "choose another with --dir or ask the lab admin for write access.") from exc
+    try:
+        yield
+    finally:
+        lock.release()
 
-    ``confirm`` is called with the planned result before anything is written and must return True
-    to go on (None: go on). Returns the result (``installed`` or ``already-current``). Raises
-    :class:`BundleError` for a refusal (bad file, older version without ``allow_downgrade``, no
-    confirmation, a copy or rename that failed); the course folder is then as it was.
-    """
-    source, folder = Path(source), Path(folder)
-    new = verify_bundle(source, embedding)
-    check_course_id(new.course_id)
+
+def _fingerprint(folder: Path, course_id: str) -> tuple:
+    """What identifies the installed files of a course without reading them: for ``ID.sqlite`` and
+    ``ID.previous.sqlite``, ``(size, mtime in ns, inode)`` or None when absent. A rename into place
+    by another install changes it."""
+    out = []
+    for path in installed_paths(folder, course_id):
+        try:
+            st = path.stat()
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
+def _plan(new: BundleFacts, folder: Path, embedding) -> InstallResult:
+    """Compare ``new`` with the installed version of its course in ``folder`` (step 2): the result
+    to return or carry out, ``already-current`` when it is the same corpus version."""
     current, keep = installed_paths(folder, new.course_id)
     old, note = _installed_facts(current, embedding)
     if old is None:
@@ -278,21 +322,62 @@ def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str
     else:
         change = "downgrade" if new.built_at < old.built_at else "upgrade"
     old_guides = old.guides if old else {}
-    plan = InstallResult(
-        result="installed", change=change, course_id=new.course_id, installed=current, new=new, old=old,
-        previous=keep if keep.exists() else None,
+    return InstallResult(
+        result="already-current" if change == "same" else "installed", change=change, course_id=new.course_id,
+        installed=current, new=new, old=old, previous=keep if keep.exists() else None,
         added=sorted(set(new.guides) - set(old_guides)) if old else [],
         changed=sorted(p for p in new.guides if p in old_guides and old_guides[p] != new.guides[p]),
         removed=sorted(set(old_guides) - set(new.guides)), notes=[note] if note else [])
-    if change == "same":
-        plan.result = "already-current"
+
+
+def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str] | None,
+                   allow_downgrade: bool = False,
+                   confirm: Callable[[InstallResult], bool] | None = None,
+                   lock_timeout: float | None = None) -> InstallResult:
+    """Install ``source`` into ``folder`` as ``ID.sqlite`` (steps in the module docstring).
+
+    ``confirm`` is called with the planned result before anything is written and must return True
+    to go on (None: go on); it runs before the folder's install lock is taken, so a person reading
+    the change holds no one up. Then, under the lock (waiting up to ``lock_timeout`` seconds,
+    default :data:`LOCK_TIMEOUT_S`), the installed files are checked to be those compared: if
+    another install changed them meanwhile, the comparison is made again and the result is
+    ``already-current`` when that install put this very version in place, else a refusal.
+
+    Returns the result (``installed`` or ``already-current``). Raises :class:`BundleError` for a
+    refusal (bad file, older version without ``allow_downgrade``, no confirmation, the lock held by
+    another install for ``lock_timeout`` seconds, the installed version changed by another install
+    since it was compared, a copy or rename that failed); the course folder is then as it was.
+    """
+    source, folder = Path(source), Path(folder)
+    new = verify_bundle(source, embedding)
+    check_course_id(new.course_id)
+    compared = _fingerprint(folder, new.course_id)
+    plan = _plan(new, folder, embedding)
+    if plan.change == "same":
         return plan
-    if change == "downgrade" and not allow_downgrade:
+    old = plan.old
+    if plan.change == "downgrade" and not allow_downgrade:
         raise BundleError(f"The bundle {source} is an older version of {new.course_id} ({new.version}) than the "
                           f"installed one ({old.version}); nothing was changed. Pass --allow-downgrade to install it anyway.")
     if confirm is not None and not confirm(plan):
         raise BundleError(f"Installation of {new.course_id} {new.version} was cancelled; nothing was changed.")
     _prepare_folder(folder)
+    with folder_lock(folder, lock_timeout):
+        if _fingerprint(folder, new.course_id) != compared:  # another install got there first
+            again = _plan(new, folder, embedding)
+            if again.change == "same":
+                return again
+            raise BundleError(f"Another install changed {new.course_id} in {folder} while this one waited; nothing "
+                              "was changed. Run it again to see what it would change now.")
+        _replace(source, new, folder, embedding, plan)
+    return plan
+
+
+def _replace(source: Path, new: BundleFacts, folder: Path, embedding, plan: InstallResult) -> None:
+    """Steps 4 and 5: copy ``source`` into ``folder``, verify the copy, keep the installed version
+    and rename the copy into place (sets ``plan.previous``). Raises :class:`BundleError`; the
+    temporary copy is removed whatever happens."""
+    current, keep = installed_paths(folder, new.course_id)
     tmp = folder / f".{new.course_id}.{uuid.uuid4().hex[:8]}.installing"
     try:
         try:
@@ -320,24 +405,41 @@ def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str
     finally:
         if tmp.exists():
             tmp.unlink()
-    return plan
 
 
-def rollback_course(course_id: str, folder: Path) -> InstallResult:
-    """Swap ``ID.sqlite`` and ``ID.previous.sqlite`` in ``folder`` (a second rollback undoes the first).
+def rollback_course(course_id: str, folder: Path, *, lock_timeout: float | None = None) -> InstallResult:
+    """Swap ``ID.sqlite`` and ``ID.previous.sqlite`` in ``folder`` (a second rollback undoes the first),
+    under the folder's install lock (:func:`folder_lock`, waiting up to ``lock_timeout`` seconds).
 
     The kept version is verified first (no embedding check: it was installed once). Raises
     :class:`BundleError` when the course id is invalid, no previous version is kept, it fails
-    verification, or a rename fails; nothing changes then.
+    verification, another install or rollback holds the lock, or a rename fails; nothing changes then.
     """
     check_course_id(course_id)
     folder = Path(folder)
     current, keep = installed_paths(folder, course_id)
+    nothing_kept = (f"No previous version of {course_id} is kept in {folder}, so there is nothing to roll back to; "
+                    "`lantern courses` lists what is installed.")
     if not keep.exists():
-        raise BundleError(f"No previous version of {course_id} is kept in {folder}, so there is nothing to roll "
-                          "back to; `lantern courses` lists what is installed.")
-    restored = verify_bundle(keep, None)
-    old, note = _installed_facts(current, None)
+        raise BundleError(nothing_kept)
+    with folder_lock(folder, lock_timeout):
+        if not keep.exists():  # another rollback or install moved it while this one waited
+            raise BundleError(nothing_kept)
+        restored = verify_bundle(keep, None)
+        old, note = _installed_facts(current, None)
+        _swap(course_id, folder)
+    old_guides = old.guides if old else {}
+    return InstallResult(
+        result="rolled-back", change="downgrade" if old and restored.built_at < old.built_at else "upgrade",
+        course_id=course_id, installed=current, new=restored, old=old, previous=keep if keep.exists() else None,
+        added=sorted(set(restored.guides) - set(old_guides)) if old else [],
+        changed=sorted(p for p in restored.guides if p in old_guides and old_guides[p] != restored.guides[p]),
+        removed=sorted(set(old_guides) - set(restored.guides)), notes=[note] if note else [])
+
+
+def _swap(course_id: str, folder: Path) -> None:
+    """Exchange ``ID.sqlite`` and ``ID.previous.sqlite`` with renames. Raises :class:`BundleError`."""
+    current, keep = installed_paths(folder, course_id)
     swap = folder / f".{course_id}.{uuid.uuid4().hex[:8]}.swap"
     restored_in_place = False
     try:
@@ -358,10 +460,3 @@ def rollback_course(course_id: str, folder: Path) -> InstallResult:
         if swap.exists() and not restored_in_place:
             swap.unlink()
     _fsync_dir(folder)
-    old_guides = old.guides if old else {}
-    return InstallResult(
-        result="rolled-back", change="downgrade" if old and restored.built_at < old.built_at else "upgrade",
-        course_id=course_id, installed=current, new=restored, old=old, previous=keep if keep.exists() else None,
-        added=sorted(set(restored.guides) - set(old_guides)) if old else [],
-        changed=sorted(p for p in restored.guides if p in old_guides and old_guides[p] != restored.guides[p]),
-        removed=sorted(set(old_guides) - set(restored.guides)), notes=[note] if note else [])

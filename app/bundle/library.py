@@ -199,7 +199,8 @@ class CourseEntry:
     why in one sentence ('' when ok); ``degraded`` lists named degraded states the course would run in
     (``keyword-only`` when built with another embedding model than this app's). ``guides`` and
     ``chunks`` are counts (None when the file cannot be read); ``folder`` is the kind of folder it was
-    found in.
+    found in; ``language`` is the course's language tag as recorded at build time (``meta['language']``),
+    '' when unknown (not recorded, or the file cannot be read).
     """
 
     path: Path
@@ -214,13 +215,14 @@ class CourseEntry:
     state: str
     reason: str = ""
     degraded: list[str] | None = None
+    language: str = ""
 
     def as_json(self) -> dict:
         """One entry of ``courses --json`` (docs/instructors.md)."""
         return {"path": str(self.path), "folder": self.folder, "course_id": self.course_id, "title": self.title,
                 "version": self.version, "corpus_version": self.corpus_version, "built_at": self.built_at,
-                "guides": self.guides, "chunks": self.chunks, "state": self.state, "reason": self.reason,
-                "degraded": list(self.degraded or [])}
+                "guides": self.guides, "chunks": self.chunks, "language": self.language or None,
+                "state": self.state, "reason": self.reason, "degraded": list(self.degraded or [])}
 
 
 def _too_new(path: Path) -> str:
@@ -277,7 +279,7 @@ def probe_bundle(path: Path, folder: str = "", *, verify: bool = True,
         meta = reader.meta
         who = bundle_identity(meta, path)
         base.update(course_id=who.course_id, title=reader.title, version=who.course_version,
-                    corpus_version=who.corpus_version, built_at=who.built_at)
+                    corpus_version=who.corpus_version, built_at=who.built_at, language=meta.get("language", ""))
         try:
             base.update(guides=int(reader._query("SELECT count(*) FROM sources")[0][0]),
                         chunks=reader.chunk_count())

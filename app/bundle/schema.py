@@ -35,7 +35,9 @@ import sqlite_vec
 #:    (``vector_blocks`` appeared later in version-1 bundles without a bump; the reader treats it
 #:    as optional);
 #: 2: ``vector_blocks`` always written; ``meta`` gains ``content_digest`` (checked at open),
-#:    ``course_id`` and ``course_version``.
+#:    ``course_id`` and ``course_version``. Later version-2 bundles may also hold ``language``
+#:    (the course's BCP 47 language tag), an optional key: absent means unknown, and an app that
+#:    does not know it ignores it, so it came without a bump.
 SCHEMA_VERSION = 2
 #: The oldest format this app still reads (every later table or key is optional to the reader).
 OLDEST_READABLE_SCHEMA = 1

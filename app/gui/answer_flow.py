@@ -9,7 +9,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread
+from PySide6.QtCore import QCoreApplication, QObject, QThread
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..records import Answer
@@ -48,6 +48,7 @@ class AnswerFlow(QObject):
         self._evidence: Answer | None = None  # the running answer's extractive evidence
         self._clear_when_done = False
         self._pending_question = ""
+        self._connections: list[tuple] = []  # (worker signal, slot) pairs, undone by shutdown()
 
     def start_worker(self, factory: AssistantFactory) -> None:
         """Start the worker thread and ask it to load the models with ``factory``."""
@@ -57,15 +58,12 @@ class AnswerFlow(QObject):
         self.worker.moveToThread(self.thread_)
         self.thread_.finished.connect(self.worker.deleteLater)
         w = self.worker
-        w.progress.connect(self._progress)
-        w.warning.connect(self._show_note)
-        w.ready.connect(self._ready)
-        w.load_failed.connect(self._load_failed)
-        w.evidence_ready.connect(self._evidence_ready)
-        w.sentence.connect(self._sentence)
-        w.finished.connect(self._finished)
-        w.failed.connect(self._failed)
-        w.crashed.connect(self._crashed)
+        self._connections = [(w.progress, self._progress), (w.warning, self._show_note), (w.ready, self._ready),
+                             (w.load_failed, self._load_failed), (w.evidence_ready, self._evidence_ready),
+                             (w.sentence, self._sentence), (w.finished, self._finished), (w.failed, self._failed),
+                             (w.crashed, self._crashed)]
+        for signal, slot in self._connections:
+            signal.connect(slot)
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -73,12 +71,19 @@ class AnswerFlow(QObject):
         w.load_requested.emit()
 
     def shutdown(self) -> None:
-        """Stop any answer and end the worker thread (waits for the current token)."""
+        """Stop any answer and end the worker thread (waits for the current token), then stop
+        listening to the worker: what it sent that has not arrived yet (the end of an answer that
+        was running) is dropped, since the window is closing and its bundle may be closed next
+        (a course switch)."""
         if self.thread_.isRunning():
             self.worker.stop_flag.set()
             self.thread_.quit()
             if not self.thread_.wait(30_000):
                 log.warning("the assistant thread did not stop within 30 s")
+                for signal, slot in self._connections:  # the worker lives on: stop listening to it
+                    signal.disconnect(slot)
+        self._connections = []  # (once the thread has ended, the worker is deleted with its signals)
+        QCoreApplication.removePostedEvents(self)  # the worker's queued signals to this flow
 
     # --- asking -----------------------------------------------------------------------
     def ask(self, question: str) -> None:
@@ -129,6 +134,28 @@ class AnswerFlow(QObject):
         self.update_conversation_label()
         self._update_earlier()
         self.window.focus_question()
+
+    def restore(self, conversation: Conversation, shown: Exchange | None = None) -> None:
+        """Make ``conversation`` this window's, as when its course was left (issue 12: a course
+        switched back to): its earlier questions listed, the model's memory derived from it again,
+        and ``shown`` (default: its latest exchange; an exchange not in it counts as None) on
+        screen as it was. Ignored while a question runs."""
+        if self.busy:
+            return
+        self.conversation = conversation
+        self._evidence, self._streamed = None, []
+        target = shown if shown is not None and conversation.index(shown) >= 0 else conversation.latest
+        self.answer = conversation.latest.answer if conversation.latest is not None else None
+        if target is None:
+            self.shown = None
+            self.panel.clear_answer()
+            self.panel.asked_label.setText("")
+            self.panel.set_state("")
+            self.panel.copy_button.setEnabled(False)
+            self._update_earlier()
+        else:
+            self.show(target)
+        self.update_conversation_label()
 
     def stop(self) -> None:
         """Ask the worker to stop between tokens; the answer so far is then finished as usual."""

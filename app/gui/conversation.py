@@ -66,6 +66,13 @@ class Conversation:
     def clear(self) -> None:
         self.exchanges.clear()
 
+    def copy(self) -> Conversation:
+        """A conversation holding the same exchanges (the same :class:`Exchange` objects), which
+        later changes to this one do not affect."""
+        other = Conversation(self.limit)
+        other.exchanges = list(self.exchanges)
+        return other
+
     def history(self) -> list[dict]:
         """The model's memory: a user and an assistant message (:func:`memory_text`) for each
         answered or extractive exchange, oldest first."""

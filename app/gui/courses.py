@@ -4,8 +4,17 @@
 another course in the **Course** menu opens that bundle (a bundle that no longer opens is reported
 in the current window, which stays as it was), shows a new window over it at the same place,
 then closes the old window (its worker thread is stopped and its bundle closed). The chosen bundle
-is saved as the settings' ``bundle``, so the last course used is opened next time. The
-conversation of the course left behind ends with its window (nothing is kept: lab PCs are shared).
+is saved as the settings' ``bundle``, so the last course used is opened next time.
+
+**Each course keeps its own conversation** for the rest of the session: the finished exchanges of
+the course left behind (questions, answers with their citations, and so the follow-up memory derived
+from them) and the one on screen are kept by the switcher, and given back to the window when that
+course is chosen again; another course starts with an empty conversation, so a follow-up there
+never refers to this course's questions. They are kept in memory only (:attr:`CourseSwitcher.kept`),
+never on disk: lab PCs are shared, and closing the app forgets them. A course is known by its bundle
+file and corpus version: a course updated meanwhile ("Add or update a course…") starts a new
+conversation, since the old answers cite guides it may no longer hold. A question still running when
+the course is switched is dropped (the worker is stopped), as when the window closes.
 
 **Add or update a course…** (the last item) installs a bundle file the way ``lantern install``
 does (:func:`app.bundle.install.install_bundle`: verified before anything changes, the change shown
@@ -20,6 +29,7 @@ newer Lantern are listed, disabled, with the reason; older versions are listed a
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -31,6 +41,8 @@ from ..bundle.library import STATE_OK, STATE_OLDER, CourseEntry, list_courses
 from ..bundle.reader import BundleReader
 from ..config import Settings
 from ..errors import LanternError
+from ..ingest.language import language_name
+from .conversation import Conversation, Exchange
 from .main_window import MainWindow
 from .workers import AssistantFactory
 
@@ -40,13 +52,33 @@ log = logging.getLogger(__name__)
 FactoryFor = Callable[[BundleReader], AssistantFactory]
 
 
+#: What identifies a course's conversation: the bundle file (resolved path) and its corpus version.
+CourseKey = tuple[str, str]
+
+
+def course_key(bundle: BundleReader) -> CourseKey:
+    """The key a course's conversation is kept under (:data:`CourseKey`)."""
+    return str(bundle.path.resolve()), bundle.corpus_version
+
+
+@dataclass
+class KeptConversation:
+    """A course's conversation while another course is open: its finished exchanges and the one
+    that was on screen (None: none was, e.g. a question was running)."""
+
+    conversation: Conversation
+    shown: Exchange | None
+
+
 def course_label(entry: CourseEntry) -> str:
-    """One menu line: title, version, guides, and the state when it is not ``ok``."""
+    """One menu line: title, version, guides, language when known, and the state when it is not ``ok``."""
     parts = [entry.title or entry.course_id]
     if entry.version:
         parts.append(entry.version)
     if entry.guides is not None:
         parts.append(f"{entry.guides} guide{'' if entry.guides == 1 else 's'}")
+    if entry.language:
+        parts.append(language_name(entry.language))
     text = " · ".join(parts)
     if entry.state != STATE_OK:
         text += f" ({entry.state})"
@@ -57,7 +89,9 @@ class CourseSwitcher(QObject):
     """Opens the window over one course at a time; ``window`` is the open one (None before :meth:`open`).
 
     ``switched(MainWindow)`` is emitted once a new window is shown. ``entries`` lists the courses
-    for the menu (default: the library, unverified).
+    for the menu (default: the library, unverified). ``kept`` holds the conversations of the
+    courses left during this session (:class:`KeptConversation` by :func:`course_key`), in memory
+    only; the open course's conversation is its window's.
     """
 
     switched = Signal(object)
@@ -67,6 +101,7 @@ class CourseSwitcher(QObject):
         self.factory_for = factory_for
         self.entries = entries or (lambda: list_courses(verify=False))
         self.window: MainWindow | None = None
+        self.kept: dict[CourseKey, KeptConversation] = {}
         #: Dialogs of "Add or update a course…", replaceable in tests: the bundle file chosen (None:
         #: cancelled), whether to go on with the planned change (its lines), and the outcome.
         self.choose_file: Callable[[], Path | None] = self._choose_file
@@ -118,14 +153,20 @@ class CourseSwitcher(QObject):
             self._add_menu(self.window)
 
     def open(self, path: Path) -> MainWindow:
-        """Open ``path`` in a new window (replacing the current one) and return it. Raises
-        :class:`LanternError` (the bundle cannot be opened); the current window is then unchanged."""
+        """Open ``path`` in a new window (replacing the current one) and return it, with the
+        conversation the course had when it was left in this session (if any); the current course's
+        conversation is kept for when it is chosen again. Raises :class:`LanternError` (the bundle
+        cannot be opened); the current window and the kept conversations are then unchanged."""
         bundle = BundleReader(Path(path))
         old = self.window
         window = MainWindow(bundle, self.factory_for(bundle))
         self._add_menu(window)
         if old is not None:
             window.setGeometry(old.geometry())
+            self._keep_conversation(old)
+        kept = self.kept.pop(course_key(bundle), None)
+        if kept is not None:
+            window.restore_conversation(kept.conversation, kept.shown)
         self.window = window
         window.show()
         if old is not None:
@@ -134,6 +175,16 @@ class CourseSwitcher(QObject):
             old.deleteLater()
         self.switched.emit(window)
         return window
+
+    def _keep_conversation(self, window: MainWindow) -> None:
+        """Keep ``window``'s finished exchanges and the one on screen under its course's key (an
+        empty conversation is not kept). A copy: an answer the closing window's worker still
+        finishes is not added to it."""
+        key = course_key(window.bundle)
+        if len(window.conversation):
+            self.kept[key] = KeptConversation(window.conversation.copy(), window.shown)
+        else:
+            self.kept.pop(key, None)
 
     def choose(self, path: Path) -> None:
         """The Course menu's slot: switch to ``path`` and remember it; a bundle that does not open is
@@ -180,7 +231,7 @@ class CourseSwitcher(QObject):
         if not any(e.path.resolve() == here for e in entries):
             entries = [CourseEntry(path=window.bundle.path, folder="", course_id="", title=window.bundle.title,
                                    version="", corpus_version="", built_at="", guides=None, chunks=None,
-                                   state=STATE_OK)] + entries
+                                   state=STATE_OK, language=window.bundle.meta.get("language", ""))] + entries
         for entry in entries:
             act = QAction(course_label(entry), menu)
             act.setCheckable(True)

@@ -239,6 +239,12 @@ class MainWindow(QMainWindow):
         """Forget the previous exchanges and clear the answer (stops a running answer first)."""
         self.flow.new_conversation()
 
+    def restore_conversation(self, conversation: Conversation, shown: Exchange | None = None) -> None:
+        """Make ``conversation`` (with its follow-up memory) this window's and show ``shown`` (default:
+        its latest exchange) as it was: the course switcher's way of giving a course back its
+        conversation (:mod:`app.gui.courses`). Ignored while a question runs."""
+        self.flow.restore(conversation, shown)
+
     def show_exchange(self, index: int) -> None:
         """Show exchange ``index`` of the conversation again, as it was shown when it finished."""
         self.flow.show_exchange(index)
