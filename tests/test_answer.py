@@ -145,3 +145,12 @@ def test_a_not_covered_reply_names_the_key_terms_the_guides_never_mention(bundle
     assert "digitalWriteFast" in answer.text and answer.as_json()["missing_terms"] == ["digitalWriteFast"]
     covered = assistant(bundle, fake_embedder, None).answer("How do I use `digitalWrite` to blink the LED?")
     assert covered.state == "extractive" and "missing_terms" not in covered.as_json()
+
+
+def test_creative_writing_and_errands_are_off_topic_but_course_tasks_are_not():
+    for request in ("Write a short rap about my cat.", "Make up a riddle about robots.",
+                    "Can you plan a trip to Lisbon for me?", "Tell me a joke."):
+        assert is_off_topic(request), request
+    for question in ("How do I write a story map for the final project?", "What does the song lyrics dataset hold?",
+                     "Which step of the plan comes after wiring the sensor?"):
+        assert not is_off_topic(question), question
