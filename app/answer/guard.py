@@ -28,7 +28,9 @@ _SOFT = [
     r"\b(you may|you can|allowed to) (skip|omit|drop) (the )?citations?[^.?!]*[.?!]?",
 ]
 _OFF_TOPIC = [
-    r"\b(write|compose|give|make up) (me )?(a |an )?(short |little |funny )?(poem|story|song|rap|lyrics|sonnet|rhyme|riddle|limerick|haiku|joke|essay)\b",
+    r"\b(write|compose|give|make up) (me )?(a |an )?(short |little |funny )?"
+    r"(poem|story|song|rap|lyrics|sonnet|rhyme|riddle|limerick|haiku|joke|essay)"
+    r"(?=\s*(?:$|[.?!,;]|about\b|on\b|for me\b|that\b|where\b|in the style\b))",
     r"\bplan (a|my|our) (trip|holiday|vacation|party|wedding)\b|\btell me a joke\b",
     r"\brecipe\b|\bbake\b|\bcook(ing)?\b",
     r"\b(maths?|math|history|english|chemistry|physics) (homework|essay|assignment)\b|\bfor my (history|english) essay\b",
