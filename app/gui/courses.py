@@ -114,9 +114,9 @@ class CourseSwitcher(QObject):
         return Path(chosen) if chosen else None
 
     def _confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(self.window, "Add or update a course", text,
-                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-        return answer == QMessageBox.Yes
+        button = QMessageBox.StandardButton
+        answer = QMessageBox.question(self.window, "Add or update a course", text, button.Yes | button.No, button.No)
+        return answer == button.Yes
 
     def _tell(self, text: str, problem: bool) -> None:
         (QMessageBox.warning if problem else QMessageBox.information)(self.window, "Add or update a course", text)

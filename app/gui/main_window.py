@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         self.viewer.failed.connect(self._show_note)
         self.viewer.history_changed.connect(self._history_changed)
 
-        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("main-splitter")
         self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(right)
@@ -213,7 +213,7 @@ class MainWindow(QMainWindow):
     # --- keyboard ---------------------------------------------------------------------
     def focus_question(self) -> None:
         self.tabs.setCurrentIndex(TAB_ASK)
-        self.question_box.setFocus(Qt.ShortcutFocusReason)
+        self.question_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.question_box.selectAll()
 
     def focus_search(self) -> None:
@@ -222,7 +222,7 @@ class MainWindow(QMainWindow):
 
     def focus_contents(self) -> None:
         self.tabs.setCurrentIndex(TAB_CONTENTS)
-        self.contents.setFocus(Qt.ShortcutFocusReason)
+        self.contents.setFocus(Qt.FocusReason.ShortcutFocusReason)
         if self.contents.currentItem() is None and self.contents.topLevelItemCount():
             self.contents.setCurrentItem(self.contents.topLevelItem(0))
 
@@ -319,11 +319,11 @@ class MainWindow(QMainWindow):
         self.viewer.document().setDefaultStyleSheet(guide_style(palette))
         for label, colour in ((self.state_label, muted_text(palette)), (self.degraded_label, warning_text(palette))):
             own = QPalette()  # only the text colour is set; the rest follows the window's palette
-            own.setColor(QPalette.WindowText, QColor(colour))
+            own.setColor(QPalette.ColorRole.WindowText, QColor(colour))
             label.setPalette(own)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_palette()
         super().changeEvent(event)
 

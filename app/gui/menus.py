@@ -32,7 +32,7 @@ def build_menus(window: MainWindow) -> None:
     action(lantern, "&Settings…", window.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
     action(lantern, "&About Lantern", window.show_about, tip="Version, course, and where the log file is")
     lantern.addSeparator()
-    action(lantern, "&Quit", window.close, QKeySequence.Quit)
+    action(lantern, "&Quit", window.close, QKeySequence.StandardKey.Quit)
     ask = bar.addMenu("&Conversation")
     action(ask, "Ask a &question", window.focus_question, "Ctrl+L")
     window.new_action = action(ask, "&New conversation", window.new_conversation, "Ctrl+N")
@@ -45,7 +45,7 @@ def build_menus(window: MainWindow) -> None:
     window.forward_action = action(guides, "&Forward", window.viewer.go_forward, "Alt+Right")
     window.back_action.setEnabled(False)
     window.forward_action.setEnabled(False)
-    QShortcut(QKeySequence(Qt.Key_Escape), window, window.stop)
+    QShortcut(QKeySequence(Qt.Key.Key_Escape), window, window.stop)
 
 
 def about_text(bundle: BundleReader) -> str:

@@ -70,7 +70,7 @@ class StatusArea(QObject):
                 label.setMaximumWidth(limit)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if obj is self.bar and event.type() in (QEvent.Resize, QEvent.LayoutRequest):
+        if obj is self.bar and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self.fit()
         return super().eventFilter(obj, event)
 

@@ -199,7 +199,7 @@ class GuideViewer(QTextBrowser):
             end += 1
         cursor = QTextCursor(self.document())
         cursor.setPosition(start)
-        cursor.setPosition(end, QTextCursor.KeepAnchor)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
         fmt = QTextCharFormat()
         background, colour = highlight_colors(self.palette())
         fmt.setBackground(background)
@@ -208,7 +208,7 @@ class GuideViewer(QTextBrowser):
         for run_start, run_end in _runs_without_images(start, cursor.selectedText()):
             run = QTextCursor(self.document())
             run.setPosition(run_start)
-            run.setPosition(run_end, QTextCursor.KeepAnchor)
+            run.setPosition(run_end, QTextCursor.MoveMode.KeepAnchor)
             selection = QTextEdit.ExtraSelection()
             selection.cursor = run
             selection.format = fmt
@@ -251,13 +251,13 @@ class GuideViewer(QTextBrowser):
             if size.isEmpty():
                 size = QSize(MAX_IMAGE_WIDTH, MAX_IMAGE_WIDTH * 3 // 4)
             if size.width() > MAX_IMAGE_WIDTH:
-                size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.KeepAspectRatio)
+                size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.AspectRatioMode.KeepAspectRatio)
             # Drawn at the screen's pixel ratio so diagrams stay sharp on high-DPI screens; the
             # image keeps its logical size (``size``). White, as the diagrams are drawn for paper.
             ratio = max(1.0, self.devicePixelRatioF())
-            image = QImage(size * ratio, QImage.Format_ARGB32_Premultiplied)
+            image = QImage(size * ratio, QImage.Format.Format_ARGB32_Premultiplied)
             image.setDevicePixelRatio(ratio)
-            image.fill(Qt.white)
+            image.fill(Qt.GlobalColor.white)
             painter = QPainter(image)
             renderer.render(painter)
             painter.end()
@@ -266,7 +266,7 @@ class GuideViewer(QTextBrowser):
         if image.isNull():
             return None
         if image.width() > MAX_IMAGE_WIDTH:
-            image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.SmoothTransformation)
+            image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
         return image
 
 
@@ -310,8 +310,8 @@ class ViewerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 6, 6)
         header = QHBoxLayout()
-        self.back_button = self._arrow(Qt.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
-        self.forward_button = self._arrow(Qt.RightArrow, "Forward", "Forward (Alt+Right)")
+        self.back_button = self._arrow(Qt.ArrowType.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
+        self.forward_button = self._arrow(Qt.ArrowType.RightArrow, "Forward", "Forward (Alt+Right)")
         header.addWidget(self.back_button)
         header.addWidget(self.forward_button)
         # Two lines at most: a guide's path may be one long word.
@@ -335,7 +335,7 @@ class ViewerPanel(QWidget):
         button.setAccessibleName(name)
         button.setToolTip(tip)
         button.setEnabled(False)
-        button.setFocusPolicy(Qt.StrongFocus)
+        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         return button
 
     def _history_changed(self, back: bool, forward: bool) -> None:
