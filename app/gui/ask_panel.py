@@ -6,7 +6,7 @@ what that is and when."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QAccessible, QFont, QKeySequence
+from PySide6.QtGui import QAccessible, QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -42,8 +42,9 @@ from .words import (
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
     from PySide6.QtGui import QAccessibleAnnouncementEvent
+    HAS_ANNOUNCEMENTS = True
 except ImportError:  # pragma: no cover - older Qt
-    QAccessibleAnnouncementEvent = None
+    HAS_ANNOUNCEMENTS = False
 
 QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; the tooltip has it all)
 EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
@@ -189,12 +190,13 @@ class AskPanel(QWidget):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if obj is self.question_box and event.type() == QEvent.Type.FontChange:
             self.fit_question_box()
-        if obj is self.question_box and event.type() == QEvent.Type.KeyPress \
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) \
+        if not isinstance(event, QKeyEvent) or event.type() != QEvent.Type.KeyPress:
+            return super().eventFilter(obj, event)
+        if obj is self.question_box and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) \
                 and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.ask_requested.emit()
             return True
-        if obj is self.answer_view and event.type() == QEvent.Type.KeyPress and event.matches(QKeySequence.StandardKey.Copy) \
+        if obj is self.answer_view and event.matches(QKeySequence.StandardKey.Copy) \
                 and not self._answer_has_text_selection():
             self.copy_requested.emit()
             return True
@@ -291,5 +293,5 @@ class AskPanel(QWidget):
     def announce(self, text: str) -> None:
         """Tell screen readers the finished answer once (not the evidence and sentences as they arrive)."""
         self.answer_view.setAccessibleDescription(text)
-        if QAccessibleAnnouncementEvent is not None and QAccessible.isActive():
+        if HAS_ANNOUNCEMENTS and QAccessible.isActive():
             QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self.answer_view, text))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import html
 import posixpath
+from collections.abc import Iterator
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QKeyEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QApplication,
     QLabel,
     QLineEdit,
@@ -77,7 +79,9 @@ class ContentsTree(QTreeWidget):
             self._add_headings(guide, source.path, source.title)
         # Guides at the top of the course first, then the folders in path order.
         if ROOT_FOLDER in folders:
-            self.insertTopLevelItem(0, self.takeTopLevelItem(self.indexOfTopLevelItem(folders[ROOT_FOLDER])))
+            root = folders[ROOT_FOLDER]
+            self.takeTopLevelItem(self.indexOfTopLevelItem(root))
+            self.insertTopLevelItem(0, root)
         for folder in folders.values():
             folder.setExpanded(True)
 
@@ -102,10 +106,13 @@ class ContentsTree(QTreeWidget):
                 return item
         return None
 
-    def _all_items(self):
+    def _all_items(self) -> Iterator[QTreeWidgetItem]:
+        """Every item, depth first in display order."""
         stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
         while stack:
             item = stack.pop(0)
+            if item is None:  # an index out of range: not possible below the counts
+                continue
             yield item
             stack[:0] = [item.child(i) for i in range(item.childCount())]
 
@@ -147,7 +154,8 @@ class HtmlDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 (Qt override)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        width = opt.widget.viewport().width() if opt.widget else 300
+        view = opt.widget
+        width = view.viewport().width() if isinstance(view, QAbstractScrollArea) else 300
         opt.rect.setWidth(width)
         doc = self._document(opt, index)
         return QSize(width, int(doc.size().height()) + 2)

@@ -210,7 +210,7 @@ class CourseSwitcher(QObject):
         """Put a Course menu (after the Lantern menu) listing :attr:`entries` on ``window``,
         replacing one added before."""
         bar = window.menuBar()
-        old = getattr(window, "course_menu", None)
+        old = window.course_menu
         if old is not None:
             bar.removeAction(old.menuAction())
             old.deleteLater()

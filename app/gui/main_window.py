@@ -24,7 +24,7 @@ import logging
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox, QSplitter, QTabWidget
 
 from ..bundle.reader import BundleReader
 from ..config import Settings
@@ -61,12 +61,6 @@ from .workers import AssistantFactory
 log = logging.getLogger(__name__)
 
 TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
-
-#: Widgets of the Ask tab and of the status bar that are also the window's attributes.
-PANEL_WIDGETS = ("notice", "conversation_label", "new_button", "copy_button", "earlier_row", "earlier",
-                 "asked_label", "answer_view", "state_label", "sources_title", "sources_list", "question_box",
-                 "ask_button", "stop_button")
-STATUS_WIDGETS = ("message_label", "course_label", "version_label", "model_label", "degraded_label", "load_bar")
 
 
 def _flow_state(name: str, doc: str) -> property:
@@ -118,15 +112,24 @@ class MainWindow(QMainWindow):
         self.bundle = bundle
         self.setWindowTitle(f"Lantern — {bundle.title}")
         self.resize(1280, 820)
-        self.ask_panel = AskPanel(bundle)
-        for name in PANEL_WIDGETS:
-            setattr(self, name, getattr(self.ask_panel, name))
-        self.status = StatusArea(self.statusBar(), bundle, self)
-        for name in STATUS_WIDGETS:
-            setattr(self, name, getattr(self.status, name))
+        # The Ask tab's and the status bar's widgets are also the window's attributes (tests use them).
+        panel = self.ask_panel = AskPanel(bundle)
+        self.notice, self.conversation_label, self.asked_label, self.state_label = (
+            panel.notice, panel.conversation_label, panel.asked_label, panel.state_label)
+        self.new_button, self.copy_button, self.ask_button, self.stop_button = (
+            panel.new_button, panel.copy_button, panel.ask_button, panel.stop_button)
+        self.earlier_row, self.earlier, self.question_box = panel.earlier_row, panel.earlier, panel.question_box
+        self.answer_view, self.sources_title, self.sources_list = panel.answer_view, panel.sources_title, panel.sources_list
+        status = self.status = StatusArea(self.statusBar(), bundle, self)
+        self.message_label, self.course_label, self.version_label = (
+            status.message_label, status.course_label, status.version_label)
+        self.model_label, self.degraded_label, self.load_bar = status.model_label, status.degraded_label, status.load_bar
+        self.course_menu: QMenu | None = None  # the Course menu, added by the course switcher (app.gui.courses)
         self.flow = AnswerFlow(self)
         self._build_widgets()
-        build_menus(self)
+        actions = build_menus(self)
+        self.new_action, self.copy_action = actions.new, actions.copy
+        self.back_action, self.forward_action = actions.back, actions.forward
         self._apply_palette()
         restore_layout(self, self.splitter)
         self.flow.start_worker(assistant_factory)
@@ -223,8 +226,9 @@ class MainWindow(QMainWindow):
     def focus_contents(self) -> None:
         self.tabs.setCurrentIndex(TAB_CONTENTS)
         self.contents.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        if self.contents.currentItem() is None and self.contents.topLevelItemCount():
-            self.contents.setCurrentItem(self.contents.topLevelItem(0))
+        first = self.contents.topLevelItem(0)  # None when the contents are empty
+        if self.contents.currentItem() is None and first is not None:
+            self.contents.setCurrentItem(first)
 
     # --- asking (the state machine is AnswerFlow's) -----------------------------------
     def ask(self) -> None:
@@ -307,10 +311,9 @@ class MainWindow(QMainWindow):
 
     def apply_font_size(self, points: int) -> None:
         """Make ``points`` the application's font size, at once (Settings → font size)."""
-        app = QApplication.instance()
-        font = QFont(app.font())
+        font = QFont(QApplication.font())
         font.setPointSize(points)
-        app.setFont(font)
+        QApplication.setFont(font)
 
     def _apply_palette(self) -> None:
         """Style sheets from the current palette (called again when the system theme changes)."""

@@ -63,7 +63,8 @@ class StatusArea(QObject):
             room -= self.load_bar.width() + spacing
         message = self.message_label
         keep = min(message.sizeHint().width(), message.minimumSizeHint().width()) if message.text() else 0
-        share = (room - keep) / sum(wants) if sum(wants) + keep > room and sum(wants) else None
+        total = sum(wants)
+        share = (room - keep) / total if total and total + keep > room else None
         for label, want in zip(labels, wants):
             limit = 16_777_215 if share is None else max(label.minimumSizeHint().width(), int(want * share))
             if label.maximumWidth() != limit:

@@ -34,8 +34,9 @@ HISTORY_LIMIT = 100
 
 try:  # QtSvg ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtSvg import QSvgRenderer
+    HAS_SVG = True
 except ImportError:  # pragma: no cover - depends on the Qt build
-    QSvgRenderer = None
+    HAS_SVG = False
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Location:
 
 
 class GuideViewer(QTextBrowser):
-    """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``highlighted`` is the
+    """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``marked`` is the
     plain text of the marked passage ('' when none was found); ``history`` / ``position``
     are the visited locations and the current one."""
 
@@ -61,7 +62,7 @@ class GuideViewer(QTextBrowser):
         self.bundle = bundle
         self.guide = ""
         self.anchor = ""
-        self.highlighted = ""
+        self.marked = ""  # (not ``highlighted``: that is QTextBrowser's signal)
         self.history: list[Location] = []
         self.position = -1
         self.setOpenLinks(False)
@@ -129,12 +130,12 @@ class GuideViewer(QTextBrowser):
             self.document().clear()
             self.setHtml(html)
         self.anchor = anchor
-        self.highlighted = self._mark(passage) if passage else self._mark("")
+        self.marked = self._mark(passage) if passage else self._mark("")
         if anchor:
             self.scrollToAnchor(anchor)
         else:
             self.verticalScrollBar().setValue(0)
-        if self.highlighted:
+        if self.marked:
             self._reveal_highlight()
         self.guide_opened.emit(guide, anchor)
 
@@ -230,9 +231,9 @@ class GuideViewer(QTextBrowser):
             bar.setValue(bar.value() + rect.top() - 24)
 
     # --- images -----------------------------------------------------------------------
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 (Qt override)
-        if kind == QTextDocument.ResourceType.ImageResource.value and url.scheme() == ASSET_SCHEME:
-            return self._image(url.path())
+    def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 (Qt override)
+        if kind == QTextDocument.ResourceType.ImageResource.value and QUrl(url).scheme() == ASSET_SCHEME:
+            return self._image(QUrl(url).path())
         return super().loadResource(kind, url)
 
     def _image(self, path: str) -> QImage | None:
@@ -242,7 +243,7 @@ class GuideViewer(QTextBrowser):
             return None
         mime, data = found
         if mime == "image/svg+xml" or path.endswith(".svg"):
-            if QSvgRenderer is None:
+            if not HAS_SVG:
                 return None
             renderer = QSvgRenderer(QByteArray(data))
             if not renderer.isValid():
