@@ -19,6 +19,7 @@ A sentence of the model's reply reaches the student only when it passes every ch
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..records import Passage
@@ -151,7 +152,7 @@ def _passage_text(p: Passage) -> str:
     return f"{p.hit.heading}\n{p.hit.text}"
 
 
-def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (),
+def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str] = (),
                    min_support: float = MIN_SUPPORT, question: str = "") -> Verdict:
     """Judge one model sentence against the passages sent (``passages[i].n`` is its number in the
     prompt) and the blocks already quoted by the extractive answer (``quoted``). When ``question``

@@ -137,7 +137,7 @@ class BundleReader:
             raise BundleError(f"{self.path} is not a Lantern course bundle (missing {', '.join(sorted(missing))}); "
                               "rebuild it with `lantern build`.")
         try:
-            self.meta: dict[str, str] = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+            self.meta: dict[str, str] = {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
         except (apsw.Error, UnicodeDecodeError) as exc:
             raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
         schema = self.meta.get("schema_version", "?")
@@ -296,7 +296,7 @@ class BundleReader:
                     if blob.length() != out.nbytes:
                         raise BundleError(f"The course bundle {self.path} has a vector block of {blob.length():,} bytes "
                                           f"where {out.nbytes:,} were expected; rebuild it with `lantern build`.")
-                    blob.readinto(out)
+                    blob.readinto(out.data)  # the array's own memory (a memoryview)
                 finally:
                     blob.close()
             except apsw.Error as exc:
