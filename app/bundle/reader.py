@@ -100,7 +100,8 @@ class SourceInfo:
 
 
 class BundleReader:
-    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite).
+    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite), though
+    the window gives its worker thread a reader of its own (:meth:`reopen`).
 
     Opening checks, in this order, and raises :class:`BundleError` (one sentence naming the
     file and the fix) at the first that fails: the file exists, is not empty and is SQLite; it
@@ -209,6 +210,20 @@ class BundleReader:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def reopen(self) -> BundleReader:
+        """Another read-only reader of the same bundle, with its own SQLite connection, for another
+        thread (the window reads guides in the GUI thread while its worker searches in its own).
+
+        It is not verified again (this reader was), but it must be the same bundle: when the file
+        was replaced since this reader opened it (a new version installed meanwhile), its ``meta``
+        (corpus version, build time, content digest) differs and :class:`BundleError` is raised."""
+        other = BundleReader(self.path, verify=False)
+        if other.meta != self.meta:
+            other.close()
+            raise BundleError(f"The course bundle {self.path} was replaced while it was being opened (another "
+                              "version was installed meanwhile); open the course again.")
+        return other
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:

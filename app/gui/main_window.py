@@ -76,6 +76,9 @@ class MainWindow(QMainWindow):
 
     ``assistant_factory`` builds the :class:`~app.answer.answerer.Assistant`; it runs in the
     worker thread and may take a ``report(text, warning=False)`` argument for status notes.
+    ``bundle`` is read in the GUI thread only (guides, contents, search); the assistant reads
+    its own reader of the same bundle, ``worker_bundle`` (:meth:`BundleReader.reopen`, as the
+    course switcher opens it), which :meth:`close_bundles` closes with ``bundle``.
     Attributes tests rely on: ``question_box``, ``ask_button``, ``stop_button``,
     ``new_button``, ``copy_button``, ``answer_view``, ``state_label``, ``notice``,
     ``sources_list``, ``tabs``, ``contents``, ``search``, ``viewer``, ``back_button``,
@@ -107,9 +110,11 @@ class MainWindow(QMainWindow):
     worker = _flow_state("worker", "The AssistantWorker.")
     thread_ = _flow_state("thread_", "The worker's thread.")
 
-    def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None) -> None:
+    def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None, *,
+                 worker_bundle: BundleReader | None = None) -> None:
         super().__init__(parent)
         self.bundle = bundle
+        self.worker_bundle = worker_bundle
         self.setWindowTitle(f"Lantern — {bundle.title}")
         self.resize(1280, 820)
         # The Ask tab's and the status bar's widgets are also the window's attributes (tests use them).
@@ -342,4 +347,11 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop any answer and end the worker thread (waits for the current token)."""
         self.flow.shutdown()
+
+    def close_bundles(self) -> None:
+        """Close the window's reader and the worker's (after :meth:`shutdown`; a worker thread that
+        did not stop keeps its reader open rather than have it closed under it)."""
+        self.bundle.close()
+        if self.worker_bundle is not None and not self.flow.thread_.isRunning():
+            self.worker_bundle.close()
 
