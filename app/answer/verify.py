@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..ingest.markdown import fences
 from ..records import Passage
 from ..text.tokenize import coverage, document_tokens, query_words
 from .blocks import split_sentences
@@ -225,12 +226,12 @@ class SentenceStream:
         self._buffer += piece
         out: list[str] = []
         while True:
-            if self._buffer.lstrip().startswith(("```", "~~~")):
-                fence = self._buffer.lstrip()[:3]
-                close = self._buffer.find(fence, self._buffer.find(fence) + 3)
-                if close < 0:
+            lead = len(self._buffer) - len(self._buffer.lstrip())
+            fence = next(iter(fences(self._buffer)), None)
+            if fence is not None and fence.start <= lead:  # the buffer starts with a fenced block
+                if not fence.closed:
                     return out
-                end = close + 3
+                end = fence.end
             else:
                 match = _END.search(self._buffer)
                 if match is None:
