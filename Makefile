@@ -51,9 +51,10 @@ test: $(BUNDLE)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# Static checks of app/ (pyflakes, import order, pycodestyle; settings in pyproject.toml).
+# Static checks of app/: ruff (pyflakes, import order, pycodestyle) and mypy (types); settings in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check app
+	$(BIN)/mypy app
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
 # `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first);

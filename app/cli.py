@@ -486,7 +486,8 @@ def _cmd_courses(args) -> int:
     from .ingest.language import language_name
 
     for e in entries:
-        counts = (f"{_count(e.guides, 'guide')}, {_count(e.chunks, 'chunk')}" if e.guides is not None else "")
+        counts = (f"{_count(e.guides, 'guide')}, {_count(e.chunks, 'chunk')}"
+                  if e.guides is not None and e.chunks is not None else "")  # (read together)
         if e.language:
             counts += f", {language_name(e.language)}"
         print(f"{e.state:<15} {e.course_id}  {e.title}  {e.version}  {counts}".rstrip())
@@ -523,7 +524,8 @@ def _cmd_install(args) -> int:
     if args.json:
         print(json.dumps(result.as_json(), ensure_ascii=False))
     elif result.result == "already-current":
-        print(f"{result.course_id} {result.old.version} is already installed at {result.installed} "
+        current = result.old or result.new  # the same corpus version: the installed one is ``old``
+        print(f"{result.course_id} {current.version} is already installed at {result.installed} "
               f"(same corpus version); nothing to do.")
     else:
         if args.yes:

@@ -3,9 +3,14 @@ leg, the KNN search) and source crowding (hybrid retrieval, guide search)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Hashable
+from typing import Callable, TypeVar
 
 import numpy as np
+
+#: What is ranked (a chunk id, a row) and what groups it (a source id, a guide path).
+Item = TypeVar("Item")
+Source = TypeVar("Source", bound=Hashable)
 
 
 def top_k(scores: np.ndarray, k: int, ties: np.ndarray | None = None) -> np.ndarray:
@@ -28,21 +33,22 @@ def top_k(scores: np.ndarray, k: int, ties: np.ndarray | None = None) -> np.ndar
     return top[np.lexsort((tie, -scores[top]))].astype(np.int64)
 
 
-def diversify_sources(fused: list[tuple[int, float]], source_of: dict[int, int] | Callable[[int], int],
-                      per_source: int) -> list[tuple[int, float]]:
+def diversify_sources(fused: list[tuple[Item, float]], source_of: dict[Item, Source] | Callable[[Item], Source],
+                      per_source: int) -> list[tuple[Item, float]]:
     """Limit how many chunks of one guide lead the ranking ("source crowding", as web search
     limits results per host): walking ``fused`` best first, the chunks of a source beyond its
     first ``per_source`` are moved, in order, after every chunk that was not moved. Nothing
     is dropped and scores are unchanged; ``per_source <= 0`` returns ``fused`` as it is.
 
-    ``source_of`` maps a chunk id to its source id (a dict or a function).
+    ``source_of`` maps a chunk id to its source id (a dict or a function); any item and source
+    will do (guide search ranks rows by guide path).
     """
     if per_source <= 0:
         return list(fused)
     lookup = source_of.__getitem__ if isinstance(source_of, dict) else source_of
-    seen: dict[int, int] = {}
-    kept: list[tuple[int, float]] = []
-    moved: list[tuple[int, float]] = []
+    seen: dict[Source, int] = {}
+    kept: list[tuple[Item, float]] = []
+    moved: list[tuple[Item, float]] = []
     for item in fused:
         source = lookup(item[0])
         seen[source] = seen.get(source, 0) + 1

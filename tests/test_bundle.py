@@ -288,3 +288,27 @@ def test_the_reader_opens_older_readable_schemas_and_names_older_and_newer_ones(
     _set_schema(bundle_path, str(OLDEST_READABLE_SCHEMA - 1))
     with pytest.raises(BundleError, match=r"older than this app reads .*rebuild it"):
         BundleReader(bundle_path)
+
+
+def test_reopen_gives_another_thread_its_own_reader_of_the_same_bundle(bundle):
+    other = bundle.reopen()
+    try:
+        assert other is not bundle and other._conn is not bundle._conn  # its own SQLite connection
+        assert other.path == bundle.path and other.meta == bundle.meta
+        assert other.corpus_version == bundle.corpus_version
+        assert other.search_guides("oled") == bundle.search_guides("oled")
+        bundle.close()
+        assert other.search_guides("oled")  # closing one reader leaves the other open
+    finally:
+        other.close()
+
+
+def test_reopen_refuses_a_bundle_replaced_since_it_was_opened(course, bundle_path):
+    reader = BundleReader(bundle_path)
+    version = reader.corpus_version
+    (course / "lessons" / "wifi.md").write_text("# Wi-Fi\n\nJoin the lab network.\n", encoding="utf-8")
+    build_bundle(course, bundle_path, FakeEmbedder(), title="Test course")  # renamed over the open file
+    with pytest.raises(BundleError, match=r"was replaced while it was being opened.*open the course again"):
+        reader.reopen()
+    assert reader.corpus_version == version and reader.search_guides("oled")  # still the file it opened
+    reader.close()

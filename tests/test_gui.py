@@ -170,7 +170,7 @@ def test_ask_stream_cite_and_open_guide(qtbot, windows, gui_bundle):
     assert viewer.guide == "lessons/oled.md"
     assert viewer.anchor == cited.hit.anchor == "blank-display"
     assert "Lesson 4: OLED display" in viewer.toPlainText()
-    assert "0x3C" in viewer.highlighted and "blank" in viewer.highlighted
+    assert "0x3C" in viewer.marked and "blank" in viewer.marked
     assert window.guide_title.text().startswith("Guide: Lesson 4: OLED display")
     # The cited heading's anchor exists in the rendered document and is where we scrolled.
     assert viewer._anchor_position("blank-display") > 0

@@ -104,7 +104,7 @@ def test_two_questions_then_the_first_reopens_with_its_own_citations_and_sources
     window.viewer.guide = ""
     window.answer_view.anchorClicked.emit(QUrl("cite:1"))
     assert (window.viewer.guide, window.viewer.anchor) == ("lessons/oled.md", "blank-display")
-    assert "0x3C" in window.viewer.highlighted
+    assert "0x3C" in window.viewer.marked
     # So does its sources list.
     window.open_location("lessons/blink.md")
     window.sources_list.setCurrentRow(0)

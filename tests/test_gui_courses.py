@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+import apsw  # noqa: E402
 import pytest  # noqa: E402
 import shiboken6  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
@@ -44,7 +46,7 @@ def switcher(qtbot):
     yield made
     if made.window is not None:
         made.window.close()
-        made.window.bundle.close()
+        made.window.close_bundles()
 
 
 def menu_actions(window) -> dict[str, object]:
@@ -82,6 +84,46 @@ def test_the_course_menu_lists_the_library_and_switches_without_restarting(qtbot
     qtbot.waitUntil(lambda: not shiboken6.isValid(first), timeout=5000)  # the old window is closed and gone
     assert Settings.load().bundle == str(b)  # reopened next time
     assert {t.split(" · ")[0]: a.isChecked() for t, a in menu_actions(second).items()}["Lab B"]
+
+
+def test_the_window_and_its_worker_read_the_course_through_readers_of_their_own(qtbot, two_courses):
+    """Issue 13: the GUI thread (viewer, contents, search) never shares the worker's reader."""
+    a, b, _ = two_courses
+    built = {}
+
+    def factory_for(bundle):
+        def factory():
+            built["bundle"], built["thread"] = bundle, threading.get_ident()
+            return Assistant(Retriever(bundle, FakeEmbedder()), FakeChatModel())
+        return factory
+
+    switcher = CourseSwitcher(factory_for)
+    window = switcher.open(a)
+    qtbot.waitUntil(lambda: window.ready, timeout=5000)
+    gui, worker = window.bundle, window.worker.assistant.retriever.bundle
+    assert worker is built["bundle"] is window.worker_bundle
+    assert worker is not gui and worker._conn is not gui._conn  # two SQLite connections
+    assert worker.path == gui.path and worker.corpus_version == gui.corpus_version and worker.meta == gui.meta
+    assert built["thread"] != threading.get_ident()  # the worker's assistant was built in its own thread
+    assert window.viewer.bundle is gui and window.contents.bundle is gui and window.search.bundle is gui
+    assert window.ask_panel.bundle is gui
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("OLED display blank I2C address")
+        window.ask()
+    cited = window.answer.passages[0].hit
+    window.open_location(cited.source, cited.anchor, cited.text)  # the worker's hit opens in the GUI's reader
+    assert window.viewer.guide == cited.source and window.viewer.marked
+
+    switcher.choose(b)  # the old window's two readers are closed with it
+    with pytest.raises(apsw.ConnectionClosedError):
+        gui.chunk_count()
+    with pytest.raises(apsw.ConnectionClosedError):
+        worker.chunk_count()
+    new = switcher.window
+    assert new.worker_bundle is not None and new.worker_bundle is not new.bundle
+    qtbot.waitUntil(lambda: new.ready, timeout=5000)
+    new.close()
+    new.close_bundles()
 
 
 def test_the_course_menu_names_the_language_when_it_is_known(qtbot, switcher, two_courses, course):

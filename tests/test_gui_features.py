@@ -74,7 +74,7 @@ def test_search_tab_lists_highlighted_results_and_opens_the_passage(qtbot, windo
     qtbot.keyClick(results, Qt.Key_Return)
     assert window.viewer.guide == "lessons/oled.md"
     assert window.viewer.anchor == "blank-display"
-    assert "0x3C" in window.viewer.highlighted
+    assert "0x3C" in window.viewer.marked
 
 
 def test_search_says_when_nothing_matches(qtbot, windows, gui_bundle):
@@ -146,7 +146,7 @@ def test_viewer_back_and_forward(qtbot, windows, gui_bundle):
     viewer = window.viewer
     assert not window.back_button.isEnabled() and not window.forward_button.isEnabled()
     window.open_location("lessons/oled.md", "blank-display", "If the OLED display stays blank, check the I2C address")
-    assert viewer.highlighted
+    assert viewer.marked
     window.open_location("lessons/blink.md", "the-code")
     window.open_location("lessons/oled.md", "wiring")
     assert window.back_button.isEnabled() and not window.forward_button.isEnabled()
@@ -156,7 +156,7 @@ def test_viewer_back_and_forward(qtbot, windows, gui_bundle):
     assert (viewer.guide, viewer.anchor) == ("lessons/blink.md", "the-code")
     window.back_button.click()
     assert (viewer.guide, viewer.anchor) == ("lessons/oled.md", "blank-display")
-    assert viewer.highlighted == "If the OLED display stays blank, check the I2C address"  # marked again
+    assert viewer.marked == "If the OLED display stays blank, check the I2C address"  # marked again
     assert not window.back_button.isEnabled() and window.forward_button.isEnabled()
     qtbot.keyClick(viewer, Qt.Key_Right, Qt.AltModifier)
     assert (viewer.guide, viewer.anchor) == ("lessons/blink.md", "the-code")
@@ -306,7 +306,7 @@ def test_keyboard_path_through_a_whole_question(qtbot, windows, gui_bundle):
     window.viewer.guide = ""
     qtbot.keyClick(window.answer_view, Qt.Key_Return)
     assert window.viewer.guide == "lessons/oled.md" and window.viewer.anchor == "blank-display"
-    assert "0x3C" in window.viewer.highlighted
+    assert "0x3C" in window.viewer.marked
 
 
 def test_every_control_has_an_accessible_name(qtbot, windows, gui_bundle):
@@ -368,7 +368,7 @@ def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):
     assert len(selections) >= 2  # the text before the image, then after it (cell by cell in the table)
     assert all("\ufffc" not in s.cursor.selectedText() for s in selections)
     assert all("\ufdd0" not in s.cursor.selectedText() for s in selections)
-    assert "GPIO 21" in window.viewer.highlighted and "\ufffc" in window.viewer.highlighted
+    assert "GPIO 21" in window.viewer.marked and "\ufffc" in window.viewer.marked
 
 
 def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_bundle):

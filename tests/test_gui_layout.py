@@ -324,7 +324,7 @@ def test_highlight_covers_a_markdown_passage_across_lines(qtbot, windows, tmp_pa
     qtbot.waitUntil(lambda: window.ready, timeout=5000)
     try:
         window.open_location("lessons/soil.md", "ways-to-measure-soil-moisture", CITED)
-        marked = window.viewer.highlighted
+        marked = window.viewer.marked
         expected = passage_words(CITED)
         assert [w.lower() for w in re.findall(r"\w+", marked)] == expected
         assert expected[:3] == ["resistive", "a", "resistive"] and expected[-3:] == ["a", "lower", "voltage"]
@@ -339,7 +339,7 @@ def test_highlight_covers_a_markdown_passage_across_lines(qtbot, windows, tmp_pa
         # A single long line (the bug report: only its first 60 characters were marked).
         line = CITED.splitlines()[0]
         window.open_location("lessons/soil.md", "ways-to-measure-soil-moisture", line)
-        assert window.viewer.highlighted.endswith("drops at the second probe.")
+        assert window.viewer.marked.endswith("drops at the second probe.")
     finally:
         window.close()
         bundle.close()

@@ -91,20 +91,21 @@ class Assistant:
         """The passages that would be sent for ``hits``: trimmed and within the token budget."""
         return select_passages(hits, question, self.budget, self.count_tokens)
 
-    def _fit_messages(self, question: str, passages: list[Passage], history: list[dict]):
-        """Messages whose prompt fits the context window with room for the answer, dropping the
+    def _fit_messages(self, llm: ChatModel, question: str, passages: list[Passage],
+                      history: list[dict]) -> tuple[list[dict], list[Passage]]:
+        """Messages whose prompt fits ``llm``'s context window with room for the answer, dropping the
         last passages if needed. Raises :class:`QuestionError` when even the question alone does not fit."""
-        limit = self.llm.n_ctx - self.budget.answer_tokens
+        limit = llm.n_ctx - self.budget.answer_tokens
         while True:
             messages = build_messages(question, passages, self._titles, history)
-            if self.llm.prompt_tokens(messages) <= limit:
+            if llm.prompt_tokens(messages) <= limit:
                 return messages, passages
             if history:
                 history = history[2:]
             elif len(passages) > 1:
                 passages = passages[:-1]
             else:
-                raise QuestionError(f"The question is too long for the model's {self.llm.n_ctx:,}-token context "
+                raise QuestionError(f"The question is too long for the model's {llm.n_ctx:,}-token context "
                                     "window; shorten it to the part you need answered.")
 
     def _guide_text(self, path: str) -> str:
@@ -195,7 +196,7 @@ class Assistant:
 
         sent = self.select_passages(retrieval.hits, retrieval.query)
         try:
-            messages, sent = self._fit_messages(question, sent, history)
+            messages, sent = self._fit_messages(self.llm, question, sent, history)
         except QuestionError:  # the evidence stands; the model cannot read this question
             return done("extractive", extractive_text, evidence, cited, timings)
         # The model reads its passages numbered 1..m; the student sees the evidence's numbers.

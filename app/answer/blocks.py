@@ -211,7 +211,7 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
             for sentence in plain:
                 if is_sentence(sentence):
                     add("sentence", _cut(sentence), sentence, block.start, block.end)
-            if lead_in:
+            if lead_in and nxt is not None:  # (lead_in implies it)
                 follow = text[nxt.start:nxt.end]
                 shown = f"{_cut(sentences[-1])}\n\n{_shorten_block(nxt.kind, follow)}"
                 add("lead-in", shown, f"{sentences[-1]}\n{follow}", block.start, nxt.end)

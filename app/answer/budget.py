@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..ingest.markdown import fences
 from ..records import Hit, Passage
 from ..text.tokenize import document_tokens, query_words, words_found
 
@@ -35,25 +36,6 @@ class ContextBudget:
     answer_tokens: int = 160
 
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
-
-
-def _fenced_blocks(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each fenced code block of ``text``, from its opening fence line to the
-    end of its closing fence line (or the end of the text when it is never closed)."""
-    blocks, opening = [], None
-    for match in _FENCE.finditer(text):
-        if opening is None:
-            opening = match.start()
-        else:
-            end = text.find("\n", match.end())
-            blocks.append((opening, len(text) if end < 0 else end + 1))
-            opening = None
-    if opening is not None:
-        blocks.append((opening, len(text)))
-    return blocks
-
-
 def _pieces(text: str) -> list[tuple[int, int]]:
     """Sentence/line pieces of ``text`` as (start, end) offsets, covering the text in order. A fenced
     code block is one piece, so a window never starts inside one: the extractive answer and the
@@ -66,10 +48,10 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     spans = spans or [(0, len(text))]
-    for block_start, block_end in _fenced_blocks(text):
-        inside = [sp for sp in spans if sp[1] > block_start and sp[0] < block_end]
+    for fence in fences(text):
+        inside = [sp for sp in spans if sp[1] > fence.start and sp[0] < fence.end]
         if len(inside) > 1:
-            merged = (min(inside[0][0], block_start), max(inside[-1][1], block_end))
+            merged = (min(inside[0][0], fence.start), max(inside[-1][1], fence.end))
             first = spans.index(inside[0])
             spans[first:first + len(inside)] = [merged]
     return spans

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import re
 
+from ..ingest.markdown import fences
+
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
-#: Fenced code blocks and inline code spans: brackets inside them are code, not citations.
-_CODE = re.compile(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`")
+#: Inline code spans: brackets inside them (and inside fenced code blocks) are code, not citations.
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
 #: A bracket right after one of these is an index or a list in code (``list[1]``, ``f([1, 2])``).
 _CODE_BEFORE = re.compile(r"[\w(\[=,]$")
 
 
 def is_citation(text: str, match: re.Match) -> bool:
-    """Whether a ``[n]`` marker found in ``text`` is a citation: not inside code (see ``_CODE``)
-    and not directly after a word character, ``(``, ``[``, ``=`` or ``,``."""
-    if _CODE_BEFORE.search(text[max(0, match.start() - 1):match.start()]):
+    """Whether a ``[n]`` marker found in ``text`` is a citation: not inside code (a fenced block,
+    :func:`~app.ingest.markdown.fences`, or an inline code span) and not directly after a word
+    character, ``(``, ``[``, ``=`` or ``,``."""
+    at = match.start()
+    if _CODE_BEFORE.search(text[max(0, at - 1):at]):
         return False
-    return not any(code.start() <= match.start() < code.end() for code in _CODE.finditer(text))
+    if any(fence.start <= at < fence.end for fence in fences(text)):
+        return False
+    return not any(code.start() <= at < code.end() for code in _INLINE_CODE.finditer(text))
 
 
 def check_citations(text: str, sent: int) -> tuple[str, list[int]]:

@@ -12,9 +12,10 @@ block's meaning. The section heading is shown with each quote.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..ingest.markdown import parse_blocks
 from ..records import Passage
@@ -99,7 +100,7 @@ def _verbatim_share(tokens: list[str], text: str) -> float:
     return found / len(tokens)
 
 
-def _coverage(words: list[tuple[str, ...]], tokens: set[str], heading_tokens: set[str]) -> float:
+def _coverage(words: Sequence[tuple[str, ...]], tokens: set[str], heading_tokens: set[str]) -> float:
     """Found question words: 1 each in ``tokens``, HEADING_WEIGHT each found only in the heading."""
     found = 0.0
     for w in words:
@@ -110,8 +111,8 @@ def _coverage(words: list[tuple[str, ...]], tokens: set[str], heading_tokens: se
     return found
 
 
-def block_score(unit: Unit, words: list[tuple[str, ...]], context: list[tuple[str, ...]] = (),
-                context_weight: float = 0.0, kind: str = "other", code: list[str] = ()) -> float:
+def block_score(unit: Unit, words: list[tuple[str, ...]], context: Sequence[tuple[str, ...]] = (),
+                context_weight: float = 0.0, kind: str = "other", code: Sequence[str] = ()) -> float:
     """Score of one answer block (higher is better; 0..1 plus bonuses of at most HOW_BONUS and
     EXACT_BONUS): the weighted share of question words in the block (previous-turn words weigh
     ``context_weight`` each), plus the question kind's bonus when the block has that shape, plus
@@ -233,11 +234,11 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
     for p in passages:
         text = p.hit.text + (_continuation(p, guide_text) if guide_text is not None else "")
-        units = [u for u in passage_units(text, p.hit.heading, offset=p.hit.span[0],
-                                          guide_text=(lambda src=p.hit.source: guide_text(src)) if guide_text else None)
+        found = [u for u in passage_units(text, p.hit.heading, offset=p.hit.span[0],
+                                          guide_text=functools.partial(guide_text, p.hit.source) if guide_text else None)
                  if u.start < len(p.hit.text.rstrip())]
-        if units:
-            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code), u) for u in units]))
+        if found:
+            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code), u) for u in found]))
     if not scored:
         return []
     # Passages with blocks to quote; a further passage is quoted only when it is nearly as strong as

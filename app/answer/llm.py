@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol, cast
 
 from ..config import load_manifest, model_entries, models_dir, resolve_chat_model
 from ..errors import ModelError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateCompletionStreamResponse
 
 #: Context window in tokens: room for the system prompt, ~4,000 characters of sources
 #: (~1,100 tokens), the question, history and the answer. llama-cpp-python's default
@@ -118,7 +121,8 @@ class LlamaChatModel:
         eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
         bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
         result = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos,
-                                     stop_token_ids=[eos_id])(messages=messages)
+                                     stop_token_ids=[eos_id])(
+            messages=cast("list[ChatCompletionRequestMessage]", messages))  # plain role/content dicts
         tokens = llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
         stop = result.stop if isinstance(result.stop, list) else ([result.stop] if result.stop else [])
         return tokens, stop
@@ -154,8 +158,10 @@ class LlamaChatModel:
             raise ContextOverflow(len(tokens), max_tokens, self.n_ctx)
         if not self._prefill(tokens, should_stop):
             return
-        parts = self._llm.create_completion(prompt=tokens, stream=True, temperature=0.0, top_k=1, seed=SEED,
-                                            max_tokens=max_tokens, repeat_penalty=1.1, stop=stop)
+        # stream=True returns the iterator; llama_cpp's annotation is the union of both results.
+        parts = cast("Iterator[CreateCompletionStreamResponse]", self._llm.create_completion(
+            prompt=tokens, stream=True, temperature=0.0, top_k=1, seed=SEED,
+            max_tokens=max_tokens, repeat_penalty=1.1, stop=stop))
         for part in parts:
             if should_stop is not None and should_stop():
                 break

@@ -19,8 +19,10 @@ A sentence of the model's reply reaches the student only when it passes every ch
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..ingest.markdown import fences
 from ..records import Passage
 from ..text.tokenize import coverage, document_tokens, query_words
 from .blocks import split_sentences
@@ -151,7 +153,7 @@ def _passage_text(p: Passage) -> str:
     return f"{p.hit.heading}\n{p.hit.text}"
 
 
-def check_sentence(sentence: str, passages: list[Passage], quoted: list[str] = (),
+def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str] = (),
                    min_support: float = MIN_SUPPORT, question: str = "") -> Verdict:
     """Judge one model sentence against the passages sent (``passages[i].n`` is its number in the
     prompt) and the blocks already quoted by the extractive answer (``quoted``). When ``question``
@@ -224,12 +226,12 @@ class SentenceStream:
         self._buffer += piece
         out: list[str] = []
         while True:
-            if self._buffer.lstrip().startswith(("```", "~~~")):
-                fence = self._buffer.lstrip()[:3]
-                close = self._buffer.find(fence, self._buffer.find(fence) + 3)
-                if close < 0:
+            lead = len(self._buffer) - len(self._buffer.lstrip())
+            fence = next(iter(fences(self._buffer)), None)
+            if fence is not None and fence.start <= lead:  # the buffer starts with a fenced block
+                if not fence.closed:
                     return out
-                end = close + 3
+                end = fence.end
             else:
                 match = _END.search(self._buffer)
                 if match is None:

@@ -92,7 +92,7 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
     except apsw.Error as exc:
         return {}, f"{path.name} could not be opened ({exc.__class__.__name__}); embedding every chunk"
     try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         theirs = (meta.get("embedding_model_id"), meta.get("embedding_dim"), meta.get("embedding_checksum"))
         ours = (embedder.model_id, str(embedder.dim), embedder.checksum)
         if theirs != ours:
@@ -145,7 +145,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                        progress=notify)
     notes = list(plan.notes)
     detected = language is None
-    if detected:
+    if language is None:
         language = detect_language(doc.text for doc in plan.documents if doc.kind != "code")
     reuse_from = Path(previous) if previous is not None else output
     vectors: dict[str, bytes] = {}
@@ -206,7 +206,7 @@ def remove_stale_temporary_files(output: Path) -> list[str]:
     per file removed (name and size in MB); a file that cannot be removed is skipped with a note.
     Never raises for a file it cannot remove or read.
     """
-    notes = []
+    notes: list[str] = []
     pattern = re.compile(re.escape(f".{output.name}.tmp-") + r"(\d+)(-journal)?")
     try:
         candidates = list(output.parent.iterdir()) if output.parent.is_dir() else []

@@ -295,11 +295,11 @@ def folder_lock(folder: Path, timeout: float | None = None) -> Iterator[None]:
         lock.release()
 
 
-def _fingerprint(folder: Path, course_id: str) -> tuple:
+def _fingerprint(folder: Path, course_id: str) -> tuple[tuple[int, int, int] | None, ...]:
     """What identifies the installed files of a course without reading them: for ``ID.sqlite`` and
     ``ID.previous.sqlite``, ``(size, mtime in ns, inode)`` or None when absent. A rename into place
     by another install changes it."""
-    out = []
+    out: list[tuple[int, int, int] | None] = []
     for path in installed_paths(folder, course_id):
         try:
             st = path.stat()
@@ -356,7 +356,7 @@ def install_bundle(source: Path, folder: Path, *, embedding: tuple[str, int, str
     if plan.change == "same":
         return plan
     old = plan.old
-    if plan.change == "downgrade" and not allow_downgrade:
+    if plan.change == "downgrade" and old is not None and not allow_downgrade:  # (a downgrade has an old version)
         raise BundleError(f"The bundle {source} is an older version of {new.course_id} ({new.version}) than the "
                           f"installed one ({old.version}); nothing was changed. Pass --allow-downgrade to install it anyway.")
     if confirm is not None and not confirm(plan):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import apsw
@@ -236,7 +236,7 @@ def _too_new(path: Path) -> str:
     try:
         conn = connect(str(path), read_only=True)
         try:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         finally:
             conn.close()
         schema = int(meta.get("schema_version", "0"))
@@ -266,23 +266,24 @@ def probe_bundle(path: Path, folder: str = "", *, verify: bool = True,
 
     path = Path(path)
     who = bundle_identity({}, path)
-    base = dict(path=path, folder=folder, course_id=who.course_id, title=path.stem, version="", corpus_version="",
-                built_at="", guides=None, chunks=None)
+    # What is known so far; each return below says the state.
+    base = CourseEntry(path=path, folder=folder, course_id=who.course_id, title=path.stem, version="", corpus_version="",
+                       built_at="", guides=None, chunks=None, state=STATE_DAMAGED)
     try:
         reader = BundleReader(path)
     except BundleError as exc:
         newer = _too_new(path) if path.is_file() else ""
         if newer:
-            return CourseEntry(**base, state=STATE_NEEDS_NEWER_APP, reason=f"{path.name}: {newer}.")
-        return CourseEntry(**base, state=STATE_DAMAGED, reason=str(exc))
+            return replace(base, state=STATE_NEEDS_NEWER_APP, reason=f"{path.name}: {newer}.")
+        return replace(base, state=STATE_DAMAGED, reason=str(exc))
     try:
         meta = reader.meta
         who = bundle_identity(meta, path)
-        base.update(course_id=who.course_id, title=reader.title, version=who.course_version,
-                    corpus_version=who.corpus_version, built_at=who.built_at, language=meta.get("language", ""))
+        base = replace(base, course_id=who.course_id, title=reader.title, version=who.course_version,
+                       corpus_version=who.corpus_version, built_at=who.built_at, language=meta.get("language", ""))
         try:
-            base.update(guides=int(reader._query("SELECT count(*) FROM sources")[0][0]),
-                        chunks=reader.chunk_count())
+            base = replace(base, guides=int(reader._query("SELECT count(*) FROM sources")[0][0]),
+                           chunks=reader.chunk_count())
             problem = ""
             if verify:
                 quick = [str(r[0]) for r in reader._query("PRAGMA quick_check")]
@@ -295,15 +296,15 @@ def probe_bundle(path: Path, folder: str = "", *, verify: bool = True,
         except (apsw.Error, BundleError) as exc:
             problem = f"it cannot be read to the end ({exc.__class__.__name__})"
         if problem:
-            return CourseEntry(**base, state=STATE_DAMAGED,
-                               reason=f"The course bundle {path} is damaged ({problem}); install a good copy again.")
+            return replace(base, state=STATE_DAMAGED,
+                           reason=f"The course bundle {path} is damaged ({problem}); install a good copy again.")
         degraded = []
         if embedding is not None and (meta["embedding_model_id"], meta["embedding_dim"],
                                       meta["embedding_checksum"]) != (embedding[0], str(embedding[1]), embedding[2]):
             degraded.append("keyword-only")
-        return CourseEntry(**base, state=STATE_OK, degraded=degraded,
-                           reason=(f"built with the embedding model {meta['embedding_model_id']}, not this app's "
-                                   f"{embedding[0]}: keyword search only" if degraded else ""))
+        return replace(base, state=STATE_OK, degraded=degraded,
+                       reason=(f"built with the embedding model {meta['embedding_model_id']}, not this app's "
+                               f"{embedding[0]}: keyword search only" if degraded and embedding is not None else ""))
     finally:
         reader.close()
 

@@ -100,7 +100,8 @@ class SourceInfo:
 
 
 class BundleReader:
-    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite).
+    """A read-only corpus bundle. Safe to share between threads (one lock around SQLite), though
+    the window gives its worker thread a reader of its own (:meth:`reopen`).
 
     Opening checks, in this order, and raises :class:`BundleError` (one sentence naming the
     file and the fix) at the first that fails: the file exists, is not empty and is SQLite; it
@@ -137,7 +138,7 @@ class BundleReader:
             raise BundleError(f"{self.path} is not a Lantern course bundle (missing {', '.join(sorted(missing))}); "
                               "rebuild it with `lantern build`.")
         try:
-            self.meta: dict[str, str] = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+            self.meta: dict[str, str] = {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
         except (apsw.Error, UnicodeDecodeError) as exc:
             raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
         schema = self.meta.get("schema_version", "?")
@@ -209,6 +210,20 @@ class BundleReader:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def reopen(self) -> BundleReader:
+        """Another read-only reader of the same bundle, with its own SQLite connection, for another
+        thread (the window reads guides in the GUI thread while its worker searches in its own).
+
+        It is not verified again (this reader was), but it must be the same bundle: when the file
+        was replaced since this reader opened it (a new version installed meanwhile), its ``meta``
+        (corpus version, build time, content digest) differs and :class:`BundleError` is raised."""
+        other = BundleReader(self.path, verify=False)
+        if other.meta != self.meta:
+            other.close()
+            raise BundleError(f"The course bundle {self.path} was replaced while it was being opened (another "
+                              "version was installed meanwhile); open the course again.")
+        return other
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -296,7 +311,7 @@ class BundleReader:
                     if blob.length() != out.nbytes:
                         raise BundleError(f"The course bundle {self.path} has a vector block of {blob.length():,} bytes "
                                           f"where {out.nbytes:,} were expected; rebuild it with `lantern build`.")
-                    blob.readinto(out)
+                    blob.readinto(out.data)  # the array's own memory (a memoryview)
                 finally:
                     blob.close()
             except apsw.Error as exc:

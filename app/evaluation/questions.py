@@ -76,11 +76,15 @@ def parse_question(row: object, where: str = "question") -> EvalQuestion:
     if not isinstance(row, dict):
         raise QuestionFileError(f"{where} is a JSON {type(row).__name__}, not an object with id, question, class, expect.")
 
-    def text(name: str, *, optional: bool = False) -> str | None:
+    def text(name: str) -> str:
         value = row.get(name)
-        if value is None and optional:
-            return None
-        if not isinstance(value, str) or (not optional and not value.strip()):
+        if not isinstance(value, str) or not value.strip():
+            raise QuestionFileError(f"{where}: `{name}` must be a non-empty string (got {value!r}).")
+        return value
+
+    def optional_text(name: str) -> str | None:
+        value = row.get(name)
+        if value is not None and not isinstance(value, str):
             raise QuestionFileError(f"{where}: `{name}` must be a non-empty string (got {value!r}).")
         return value
 
@@ -99,7 +103,7 @@ def parse_question(row: object, where: str = "question") -> EvalQuestion:
                                 f"with / separators (got {list(sources)}).")
     if expect == "answer" and not sources:
         raise QuestionFileError(f"{where}: a question that expects an answer needs at least one expected source.")
-    section = text("expected_section", optional=True)
+    section = optional_text("expected_section")
     history = row.get("history") or []
     if not isinstance(history, list) or not all(
             isinstance(t, dict) and t.get("role") in ROLES and isinstance(t.get("content"), str) for t in history):

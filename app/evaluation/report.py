@@ -40,11 +40,13 @@ def _relevance(result: QuestionResult, mode: str, level: str) -> tuple[list[bool
         n_relevant = len(set(q.expected_sources))
         sent = any(s in q.expected_sources for s, _ in result.sent)
     else:
-        relevant = metrics.section_relevance(run.sources, run.headings, q.expected_sources, q.expected_section)
+        section = q.expected_section
+        assert section is not None, "the section level grades only questions with an expected section"
+        relevant = metrics.section_relevance(run.sources, run.headings, q.expected_sources, section)
         gains = [1.0 if r else 0.0 for r in relevant]
         gains = [g if not any(relevant[:i]) else 0.0 for i, g in enumerate(gains)]  # the section counts once
         n_relevant = 1
-        sent = any(metrics.section_relevance([s], [h], q.expected_sources, q.expected_section)[0]
+        sent = any(metrics.section_relevance([s], [h], q.expected_sources, section)[0]
                    for s, h in result.sent)
     return relevant, gains, n_relevant, (sent if mode == "hybrid" else None)
 
@@ -76,7 +78,7 @@ def _gate(results: list[QuestionResult], threshold: float | None) -> dict:
     truth = [r.question.expect == "not-covered" for r, _ in scored]
     precision, recall = metrics.precision_recall([not run.has_evidence for _, run in scored], truth)
     sweep = []
-    if scored and all(run.best_similarity is not None for _, run in scored):
+    if scored and threshold is not None and all(run.best_similarity is not None for _, run in scored):
         def gate(run, t: float) -> bool:
             # Rules that do not use the similarity threshold (a named guide with no text, lexical
             # evidence for a CJK question) show as a decision that differs from the threshold's.

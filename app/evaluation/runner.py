@@ -73,7 +73,8 @@ def run_questions(retriever: Retriever, questions: Iterable[EvalQuestion], *,
             text = strip_soft_injection(text) or text
         if not guard and is_off_topic(text):
             guard = "declined-off-topic"
-        runs, sent = {}, ()
+        runs: dict[str, ModeRun] = {}
+        sent: tuple[tuple[str, str], ...] = ()
         for mode in modes:
             t0 = time.perf_counter()
             retrieval = retriever.search(text, k=RANK_DEPTH, history=list(q.history), legs=MODE_LEGS[mode])

@@ -119,9 +119,9 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     _install_excepthook()
     settings = Settings.load()
     if settings.font_size:
-        font = QFont(app.font())
+        font = QFont(QApplication.font())
         font.setPointSize(settings.font_size)
-        app.setFont(font)
+        QApplication.setFont(font)
 
     path = bundle_path or default_bundle()
     if path is None:
@@ -143,7 +143,8 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
         print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
         window._show_note(" ".join(problems))
     code = app.exec()
-    switcher.window.shutdown()
+    if switcher.window is not None:  # the window open at the end (the course may have been switched)
+        switcher.window.shutdown()
     return int(code)
 
 

@@ -199,8 +199,8 @@ class AnswerFlow(QObject):
             return answer_as_text(self._running_text(), [(p.n, p.hit.source, p.hit.heading) for p in listed])
         answer = self.shown.answer
         nearest = not answer.citations
-        listed = answer.citations or (answer.passages if answer.state == "not-covered" else ())
-        return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in listed], nearest=nearest)
+        cited = answer.citations or (answer.passages if answer.state == "not-covered" else ())
+        return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in cited], nearest=nearest)
 
     # --- worker signals ---------------------------------------------------------------
     def _progress(self, text: str) -> None:
@@ -259,9 +259,10 @@ class AnswerFlow(QObject):
     def _finished(self, answer: Answer) -> None:
         self.answer = answer
         self._evidence, self._streamed = None, []
-        self.conversation.add(Exchange(self._pending_question, answer, self.stopped))
+        exchange = Exchange(self._pending_question, answer, self.stopped)
+        self.conversation.add(exchange)
         self._idle()
-        state = self.show(self.conversation.latest)
+        state = self.show(exchange)
         self.update_conversation_label()
         self.panel.question_box.selectAll()  # typing replaces it; the question is shown above the answer
         timings = answer.timings_ms

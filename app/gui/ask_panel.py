@@ -6,7 +6,7 @@ what that is and when."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QAccessible, QFont, QKeySequence
+from PySide6.QtGui import QAccessible, QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -42,8 +42,9 @@ from .words import (
 
 try:  # Qt >= 6.8: tell screen readers about the finished answer.
     from PySide6.QtGui import QAccessibleAnnouncementEvent
+    HAS_ANNOUNCEMENTS = True
 except ImportError:  # pragma: no cover - older Qt
-    QAccessibleAnnouncementEvent = None
+    HAS_ANNOUNCEMENTS = False
 
 QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; the tooltip has it all)
 EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
@@ -81,7 +82,7 @@ class AskPanel(QWidget):
         # or are elided (FitLabel), so no text widens the window; bold and colour are set as
         # font and palette, not style sheets, so they follow the font size (Settings) at once.
         self.notice = FitLabel(LOADING_NOTE)
-        self.notice.setFrameShape(QFrame.StyledPanel)
+        self.notice.setFrameShape(QFrame.Shape.StyledPanel)
         self.notice.setMargin(6)
         self.notice.setFont(bold_font())
         self.notice.setAccessibleName("Note")
@@ -115,12 +116,12 @@ class AskPanel(QWidget):
                                               "and sources again as they were given")
         self.earlier.setToolTip("Show an earlier answer of this conversation again (Alt+E, then Up or Down)")
         self.earlier.setPlaceholderText(EARLIER_PLACEHOLDER)
-        self.earlier.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.earlier.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.earlier.setMinimumContentsLength(16)
-        self.earlier.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.earlier.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.earlier.setMaxVisibleItems(15)
         self.earlier.view().setAccessibleName("Earlier questions")
-        self.earlier.view().setTextElideMode(Qt.ElideMiddle)  # long questions keep their end
+        self.earlier.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)  # long questions keep their end
         earlier_title.setBuddy(self.earlier)
         earlier.addWidget(earlier_title)
         earlier.addWidget(self.earlier, 1)
@@ -150,7 +151,7 @@ class AskPanel(QWidget):
         self.sources_list.setAccessibleName("Sources")
         self.sources_list.setAccessibleDescription("Passages of the guides used for the answer; press Enter to open one")
         self.sources_list.setWordWrap(True)
-        self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # wrap instead
+        self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # wrap instead
         self.sources_list.setAlternatingRowColors(True)
         self.sources_list.itemActivated.connect(self._source_activated)
         self.sources_list.itemClicked.connect(self._source_activated)
@@ -187,14 +188,15 @@ class AskPanel(QWidget):
 
     # --- keyboard ---------------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if obj is self.question_box and event.type() == QEvent.FontChange:
+        if obj is self.question_box and event.type() == QEvent.Type.FontChange:
             self.fit_question_box()
-        if obj is self.question_box and event.type() == QEvent.KeyPress \
-                and event.key() in (Qt.Key_Return, Qt.Key_Enter) \
-                and not event.modifiers() & Qt.ShiftModifier:
+        if not isinstance(event, QKeyEvent) or event.type() != QEvent.Type.KeyPress:
+            return super().eventFilter(obj, event)
+        if obj is self.question_box and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) \
+                and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.ask_requested.emit()
             return True
-        if obj is self.answer_view and event.type() == QEvent.KeyPress and event.matches(QKeySequence.Copy) \
+        if obj is self.answer_view and event.matches(QKeySequence.StandardKey.Copy) \
                 and not self._answer_has_text_selection():
             self.copy_requested.emit()
             return True
@@ -243,7 +245,7 @@ class AskPanel(QWidget):
             label = HEADING_SEPARATOR.join([title] + heading[-1:])
             mark = " (cited)" if p.n in cited else ""
             item = QListWidgetItem(f"{p.n}. {label}{mark}\n    {excerpt(p.hit.text, 90)}")
-            item.setData(Qt.UserRole, p.n)
+            item.setData(Qt.ItemDataRole.UserRole, p.n)
             item.setToolTip(f"{p.hit.heading}\n{p.hit.source}#{p.hit.anchor}")
             if p.n in cited:
                 font = QFont(item.font())
@@ -252,7 +254,7 @@ class AskPanel(QWidget):
             self.sources_list.addItem(item)
 
     def _source_activated(self, item: QListWidgetItem) -> None:
-        self.citation_requested.emit(int(item.data(Qt.UserRole)))
+        self.citation_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     def _citation_clicked(self, url: QUrl) -> None:
         if url.scheme() == CITE_SCHEME:
@@ -272,7 +274,7 @@ class AskPanel(QWidget):
             question = short_question(exchange.question, EARLIER_CHARS)  # the view elides it further
             box.addItem(f"{question} {EARLIER_LATEST}" if exchange is latest else question)
             answer_words = excerpt(exchange.answer.text, 160) or state_words(exchange)
-            box.setItemData(box.count() - 1, answer_words, Qt.ToolTipRole)
+            box.setItemData(box.count() - 1, answer_words, Qt.ItemDataRole.ToolTipRole)
         box.setCurrentIndex(conversation.index(shown) if shown is not None else -1)
         box.blockSignals(False)
         others = len(conversation) - (1 if shown is not None else 0)
@@ -291,5 +293,5 @@ class AskPanel(QWidget):
     def announce(self, text: str) -> None:
         """Tell screen readers the finished answer once (not the evidence and sentences as they arrive)."""
         self.answer_view.setAccessibleDescription(text)
-        if QAccessibleAnnouncementEvent is not None and QAccessible.isActive():
+        if HAS_ANNOUNCEMENTS and QAccessible.isActive():
             QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self.answer_view, text))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import html
 import posixpath
+from collections.abc import Iterator
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QKeyEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QApplication,
     QLabel,
     QLineEdit,
@@ -40,8 +42,8 @@ from .theme import mark_colors
 from .widgets import FitLabel
 
 #: Item data roles: where an item leads, and the HTML a delegate draws.
-LOCATION_ROLE = Qt.UserRole
-HTML_ROLE = Qt.UserRole + 1
+LOCATION_ROLE = Qt.ItemDataRole.UserRole
+HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 180
 ROOT_FOLDER = "Course"
 
@@ -77,7 +79,9 @@ class ContentsTree(QTreeWidget):
             self._add_headings(guide, source.path, source.title)
         # Guides at the top of the course first, then the folders in path order.
         if ROOT_FOLDER in folders:
-            self.insertTopLevelItem(0, self.takeTopLevelItem(self.indexOfTopLevelItem(folders[ROOT_FOLDER])))
+            root = folders[ROOT_FOLDER]
+            self.takeTopLevelItem(self.indexOfTopLevelItem(root))
+            self.insertTopLevelItem(0, root)
         for folder in folders.values():
             folder.setExpanded(True)
 
@@ -102,10 +106,13 @@ class ContentsTree(QTreeWidget):
                 return item
         return None
 
-    def _all_items(self):
+    def _all_items(self) -> Iterator[QTreeWidgetItem]:
+        """Every item, depth first in display order."""
         stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
         while stack:
             item = stack.pop(0)
+            if item is None:  # an index out of range: not possible below the counts
+                continue
             yield item
             stack[:0] = [item.child(i) for i in range(item.childCount())]
 
@@ -123,7 +130,7 @@ class HtmlDelegate(QStyledItemDelegate):
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
         doc.setDocumentMargin(4)
-        doc.setHtml(index.data(HTML_ROLE) or html.escape(index.data(Qt.DisplayRole) or ""))
+        doc.setHtml(index.data(HTML_ROLE) or html.escape(index.data(Qt.ItemDataRole.DisplayRole) or ""))
         doc.setTextWidth(max(option.rect.width(), 120))
         return doc
 
@@ -133,11 +140,11 @@ class HtmlDelegate(QStyledItemDelegate):
         doc = self._document(opt, index)
         opt.text = ""
         style = opt.widget.style() if opt.widget else QApplication.style()
-        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         context = QAbstractTextDocumentLayout.PaintContext()
-        group = QPalette.Active if opt.state & QStyle.State_Active else QPalette.Inactive
-        role = QPalette.HighlightedText if opt.state & QStyle.State_Selected else QPalette.Text
-        context.palette.setColor(QPalette.Text, opt.palette.color(group, role))
+        group = QPalette.ColorGroup.Active if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
+        role = QPalette.ColorRole.HighlightedText if opt.state & QStyle.StateFlag.State_Selected else QPalette.ColorRole.Text
+        context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(group, role))
         painter.save()
         painter.translate(opt.rect.topLeft())
         painter.setClipRect(QRectF(0, 0, opt.rect.width(), opt.rect.height()))
@@ -147,7 +154,8 @@ class HtmlDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 (Qt override)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        width = opt.widget.viewport().width() if opt.widget else 300
+        view = opt.widget
+        width = view.viewport().width() if isinstance(view, QAbstractScrollArea) else 300
         opt.rect.setWidth(width)
         doc = self._document(opt, index)
         return QSize(width, int(doc.size().height()) + 2)
@@ -159,7 +167,7 @@ class _SearchBox(QLineEdit):
     down_pressed = Signal()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
-        if event.key() == Qt.Key_Down:
+        if event.key() == Qt.Key.Key_Down:
             self.down_pressed.emit()
             return
         super().keyPressEvent(event)
@@ -194,7 +202,7 @@ class GuideSearch(QWidget):
         self.results.setAccessibleDescription("Sections of the guides that match; press Enter to open one")
         self.results.setItemDelegate(HtmlDelegate(self.results))
         self.results.setWordWrap(True)
-        self.results.setVerticalScrollMode(QListWidget.ScrollPerPixel)
+        self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
         self.results.itemActivated.connect(self._activated)
         self.results.itemClicked.connect(self._activated)
         layout.addWidget(self.results, 1)
@@ -208,7 +216,7 @@ class GuideSearch(QWidget):
         self.box.down_pressed.connect(self._to_results)
 
     def focus_box(self) -> None:
-        self.box.setFocus(Qt.ShortcutFocusReason)
+        self.box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.box.selectAll()
 
     def search(self) -> None:
@@ -255,7 +263,7 @@ class GuideSearch(QWidget):
 
     def _to_results(self) -> None:
         if self.results.count():
-            self.results.setFocus(Qt.TabFocusReason)
+            self.results.setFocus(Qt.FocusReason.TabFocusReason)
             if self.results.currentRow() < 0:
                 self.results.setCurrentRow(0)
 

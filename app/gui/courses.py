@@ -4,7 +4,9 @@
 another course in the **Course** menu opens that bundle (a bundle that no longer opens is reported
 in the current window, which stays as it was), shows a new window over it at the same place,
 then closes the old window (its worker thread is stopped and its bundle closed). The chosen bundle
-is saved as the settings' ``bundle``, so the last course used is opened next time.
+is saved as the settings' ``bundle``, so the last course used is opened next time. Each window has
+two readers of its bundle, each with its own SQLite connection: one read in the GUI thread (guides,
+contents, search) and one for its worker thread's assistant (:meth:`BundleReader.reopen`).
 
 **Each course keeps its own conversation** for the rest of the session: the finished exchanges of
 the course left behind (questions, answers with their citations, and so the follow-up memory derived
@@ -48,7 +50,8 @@ from .workers import AssistantFactory
 
 log = logging.getLogger(__name__)
 
-#: ``factory_for(bundle)`` -> the assistant factory of a window over ``bundle``.
+#: ``factory_for(bundle)`` -> the assistant factory of a window; ``bundle`` is the worker's own reader
+#: of the course (:meth:`BundleReader.reopen`), never the one the window reads in the GUI thread.
 FactoryFor = Callable[[BundleReader], AssistantFactory]
 
 
@@ -114,9 +117,9 @@ class CourseSwitcher(QObject):
         return Path(chosen) if chosen else None
 
     def _confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(self.window, "Add or update a course", text,
-                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-        return answer == QMessageBox.Yes
+        button = QMessageBox.StandardButton
+        answer = QMessageBox.question(self.window, "Add or update a course", text, button.Yes | button.No, button.No)
+        return answer == button.Yes
 
     def _tell(self, text: str, problem: bool) -> None:
         (QMessageBox.warning if problem else QMessageBox.information)(self.window, "Add or update a course", text)
@@ -157,9 +160,14 @@ class CourseSwitcher(QObject):
         conversation the course had when it was left in this session (if any); the current course's
         conversation is kept for when it is chosen again. Raises :class:`LanternError` (the bundle
         cannot be opened); the current window and the kept conversations are then unchanged."""
-        bundle = BundleReader(Path(path))
+        bundle = BundleReader(Path(path))  # the window's, read in the GUI thread
+        try:
+            worker_bundle = bundle.reopen()  # the worker thread's: SQLite connections are not shared
+        except LanternError:
+            bundle.close()
+            raise
         old = self.window
-        window = MainWindow(bundle, self.factory_for(bundle))
+        window = MainWindow(bundle, self.factory_for(worker_bundle), worker_bundle=worker_bundle)
         self._add_menu(window)
         if old is not None:
             window.setGeometry(old.geometry())
@@ -171,7 +179,7 @@ class CourseSwitcher(QObject):
         window.show()
         if old is not None:
             old.close()  # saves the layout and stops the old worker thread (closeEvent)
-            old.bundle.close()
+            old.close_bundles()
             old.deleteLater()
         self.switched.emit(window)
         return window
@@ -210,7 +218,7 @@ class CourseSwitcher(QObject):
         """Put a Course menu (after the Lantern menu) listing :attr:`entries` on ``window``,
         replacing one added before."""
         bar = window.menuBar()
-        old = getattr(window, "course_menu", None)
+        old = window.course_menu
         if old is not None:
             bar.removeAction(old.menuAction())
             old.deleteLater()

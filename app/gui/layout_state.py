@@ -11,7 +11,7 @@ from ..config import settings_path
 
 def layout_store() -> QSettings:
     """Window geometry and splitter positions, next to the settings file (not in it)."""
-    return QSettings(str(settings_path().parent / "window.ini"), QSettings.IniFormat)
+    return QSettings(str(settings_path().parent / "window.ini"), QSettings.Format.IniFormat)
 
 
 def restore_layout(window: QMainWindow, splitter: QSplitter) -> None:

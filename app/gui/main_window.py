@@ -24,7 +24,7 @@ import logging
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox, QSplitter, QTabWidget
 
 from ..bundle.reader import BundleReader
 from ..config import Settings
@@ -62,12 +62,6 @@ log = logging.getLogger(__name__)
 
 TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
 
-#: Widgets of the Ask tab and of the status bar that are also the window's attributes.
-PANEL_WIDGETS = ("notice", "conversation_label", "new_button", "copy_button", "earlier_row", "earlier",
-                 "asked_label", "answer_view", "state_label", "sources_title", "sources_list", "question_box",
-                 "ask_button", "stop_button")
-STATUS_WIDGETS = ("message_label", "course_label", "version_label", "model_label", "degraded_label", "load_bar")
-
 
 def _flow_state(name: str, doc: str) -> property:
     return property(lambda self: getattr(self.flow, name), doc=doc)
@@ -82,6 +76,9 @@ class MainWindow(QMainWindow):
 
     ``assistant_factory`` builds the :class:`~app.answer.answerer.Assistant`; it runs in the
     worker thread and may take a ``report(text, warning=False)`` argument for status notes.
+    ``bundle`` is read in the GUI thread only (guides, contents, search); the assistant reads
+    its own reader of the same bundle, ``worker_bundle`` (:meth:`BundleReader.reopen`, as the
+    course switcher opens it), which :meth:`close_bundles` closes with ``bundle``.
     Attributes tests rely on: ``question_box``, ``ask_button``, ``stop_button``,
     ``new_button``, ``copy_button``, ``answer_view``, ``state_label``, ``notice``,
     ``sources_list``, ``tabs``, ``contents``, ``search``, ``viewer``, ``back_button``,
@@ -113,20 +110,31 @@ class MainWindow(QMainWindow):
     worker = _flow_state("worker", "The AssistantWorker.")
     thread_ = _flow_state("thread_", "The worker's thread.")
 
-    def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None) -> None:
+    def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None, *,
+                 worker_bundle: BundleReader | None = None) -> None:
         super().__init__(parent)
         self.bundle = bundle
+        self.worker_bundle = worker_bundle
         self.setWindowTitle(f"Lantern — {bundle.title}")
         self.resize(1280, 820)
-        self.ask_panel = AskPanel(bundle)
-        for name in PANEL_WIDGETS:
-            setattr(self, name, getattr(self.ask_panel, name))
-        self.status = StatusArea(self.statusBar(), bundle, self)
-        for name in STATUS_WIDGETS:
-            setattr(self, name, getattr(self.status, name))
+        # The Ask tab's and the status bar's widgets are also the window's attributes (tests use them).
+        panel = self.ask_panel = AskPanel(bundle)
+        self.notice, self.conversation_label, self.asked_label, self.state_label = (
+            panel.notice, panel.conversation_label, panel.asked_label, panel.state_label)
+        self.new_button, self.copy_button, self.ask_button, self.stop_button = (
+            panel.new_button, panel.copy_button, panel.ask_button, panel.stop_button)
+        self.earlier_row, self.earlier, self.question_box = panel.earlier_row, panel.earlier, panel.question_box
+        self.answer_view, self.sources_title, self.sources_list = panel.answer_view, panel.sources_title, panel.sources_list
+        status = self.status = StatusArea(self.statusBar(), bundle, self)
+        self.message_label, self.course_label, self.version_label = (
+            status.message_label, status.course_label, status.version_label)
+        self.model_label, self.degraded_label, self.load_bar = status.model_label, status.degraded_label, status.load_bar
+        self.course_menu: QMenu | None = None  # the Course menu, added by the course switcher (app.gui.courses)
         self.flow = AnswerFlow(self)
         self._build_widgets()
-        build_menus(self)
+        actions = build_menus(self)
+        self.new_action, self.copy_action = actions.new, actions.copy
+        self.back_action, self.forward_action = actions.back, actions.forward
         self._apply_palette()
         restore_layout(self, self.splitter)
         self.flow.start_worker(assistant_factory)
@@ -162,7 +170,7 @@ class MainWindow(QMainWindow):
         self.viewer.failed.connect(self._show_note)
         self.viewer.history_changed.connect(self._history_changed)
 
-        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("main-splitter")
         self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(right)
@@ -213,7 +221,7 @@ class MainWindow(QMainWindow):
     # --- keyboard ---------------------------------------------------------------------
     def focus_question(self) -> None:
         self.tabs.setCurrentIndex(TAB_ASK)
-        self.question_box.setFocus(Qt.ShortcutFocusReason)
+        self.question_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.question_box.selectAll()
 
     def focus_search(self) -> None:
@@ -222,9 +230,10 @@ class MainWindow(QMainWindow):
 
     def focus_contents(self) -> None:
         self.tabs.setCurrentIndex(TAB_CONTENTS)
-        self.contents.setFocus(Qt.ShortcutFocusReason)
-        if self.contents.currentItem() is None and self.contents.topLevelItemCount():
-            self.contents.setCurrentItem(self.contents.topLevelItem(0))
+        self.contents.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        first = self.contents.topLevelItem(0)  # None when the contents are empty
+        if self.contents.currentItem() is None and first is not None:
+            self.contents.setCurrentItem(first)
 
     # --- asking (the state machine is AnswerFlow's) -----------------------------------
     def ask(self) -> None:
@@ -307,10 +316,9 @@ class MainWindow(QMainWindow):
 
     def apply_font_size(self, points: int) -> None:
         """Make ``points`` the application's font size, at once (Settings → font size)."""
-        app = QApplication.instance()
-        font = QFont(app.font())
+        font = QFont(QApplication.font())
         font.setPointSize(points)
-        app.setFont(font)
+        QApplication.setFont(font)
 
     def _apply_palette(self) -> None:
         """Style sheets from the current palette (called again when the system theme changes)."""
@@ -319,11 +327,11 @@ class MainWindow(QMainWindow):
         self.viewer.document().setDefaultStyleSheet(guide_style(palette))
         for label, colour in ((self.state_label, muted_text(palette)), (self.degraded_label, warning_text(palette))):
             own = QPalette()  # only the text colour is set; the rest follows the window's palette
-            own.setColor(QPalette.WindowText, QColor(colour))
+            own.setColor(QPalette.ColorRole.WindowText, QColor(colour))
             label.setPalette(own)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_palette()
         super().changeEvent(event)
 
@@ -339,4 +347,11 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop any answer and end the worker thread (waits for the current token)."""
         self.flow.shutdown()
+
+    def close_bundles(self) -> None:
+        """Close the window's reader and the worker's (after :meth:`shutdown`; a worker thread that
+        did not stop keeps its reader open rather than have it closed under it)."""
+        self.bundle.close()
+        if self.worker_bundle is not None and not self.flow.thread_.isRunning():
+            self.worker_bundle.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -14,9 +15,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
 
 
-def build_menus(window: MainWindow) -> None:
-    """Add the Lantern, Conversation and Guides menus to ``window`` and Esc to stop; sets its
-    ``new_action``, ``copy_action``, ``back_action`` and ``forward_action``."""
+@dataclass(frozen=True)
+class MenuActions:
+    """The menu actions the window enables and disables."""
+
+    new: QAction
+    copy: QAction
+    back: QAction
+    forward: QAction
+
+
+def build_menus(window: MainWindow) -> MenuActions:
+    """Add the Lantern, Conversation and Guides menus to ``window`` and Esc to stop; returns the
+    actions the window keeps as its ``new_action``, ``copy_action``, ``back_action`` and ``forward_action``."""
     def action(menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, window)
         if shortcut is not None:
@@ -32,20 +43,21 @@ def build_menus(window: MainWindow) -> None:
     action(lantern, "&Settings…", window.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
     action(lantern, "&About Lantern", window.show_about, tip="Version, course, and where the log file is")
     lantern.addSeparator()
-    action(lantern, "&Quit", window.close, QKeySequence.Quit)
+    action(lantern, "&Quit", window.close, QKeySequence.StandardKey.Quit)
     ask = bar.addMenu("&Conversation")
     action(ask, "Ask a &question", window.focus_question, "Ctrl+L")
-    window.new_action = action(ask, "&New conversation", window.new_conversation, "Ctrl+N")
+    new = action(ask, "&New conversation", window.new_conversation, "Ctrl+N")
     action(ask, "&Stop the answer\tEsc", window.stop)
-    window.copy_action = action(ask, "&Copy answer with sources", window.copy_answer)
+    copy = action(ask, "&Copy answer with sources", window.copy_answer)
     guides = bar.addMenu("&Guides")
     action(guides, "&Search the guides", window.focus_search, "Ctrl+F")
     action(guides, "&Contents", window.focus_contents, "Ctrl+T")
-    window.back_action = action(guides, "&Back", window.viewer.go_back, "Alt+Left")
-    window.forward_action = action(guides, "&Forward", window.viewer.go_forward, "Alt+Right")
-    window.back_action.setEnabled(False)
-    window.forward_action.setEnabled(False)
-    QShortcut(QKeySequence(Qt.Key_Escape), window, window.stop)
+    back = action(guides, "&Back", window.viewer.go_back, "Alt+Left")
+    forward = action(guides, "&Forward", window.viewer.go_forward, "Alt+Right")
+    back.setEnabled(False)
+    forward.setEnabled(False)
+    QShortcut(QKeySequence(Qt.Key.Key_Escape), window, window.stop)
+    return MenuActions(new, copy, back, forward)
 
 
 def about_text(bundle: BundleReader) -> str:

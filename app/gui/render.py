@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from ..ingest.markdown import inline_text, line_starts
+from ..ingest.markdown import fences, inline_text, line_starts
 from ..ingest.slug import Slugger
 from ..records import Heading, join_heading
 
@@ -146,33 +146,38 @@ def guide_html(guide: str, text: str, headings: list[Heading], assets: Collectio
 
 def plain_lines(markdown_text: str) -> list[str]:
     """The non-empty lines of a chunk's text with Markdown markup removed, roughly as
-    the rendered document shows them (used to find a passage in the viewer)."""
+    the rendered document shows them (used to find a passage in the viewer). A fenced code
+    block gives its code lines, not its fence lines."""
     out: list[str] = []
-    in_fence = False
-    for line in markdown_text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            in_fence = not in_fence
+    code_at = {fence.start: fence for fence in fences(markdown_text)}
+    starts = line_starts(markdown_text)
+    resume = 0  # past the last fenced block
+    for start, end in zip(starts, starts[1:]):
+        fence = code_at.get(start) if start >= resume else None
+        if fence is not None:
+            out.extend(line.strip() for line in fence.code.splitlines() if line.strip())
+            resume = fence.end
+        if start < resume:
             continue
-        if in_fence:
-            if stripped:
-                out.append(stripped)
-            continue
-        if re.match(r"^\|?\s*:?-{3,}", stripped) or stripped.startswith("!["):
-            continue
-        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
-        stripped = re.sub(r"^([-*+>]|\d+[.)])\s+", "", stripped)
-        stripped = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
-        stripped = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
-        # Emphasis markers and backticks go; an underscore or star inside a word is part of a code
-        # name (LED_PIN, GPIO_NUM_2) and stays.
-        stripped = re.sub(r"`|(?<!\w)(\*\*|__|\*|_)|(\*\*|__|\*|_)(?!\w)", "", stripped)
-        if stripped.startswith("|"):
-            stripped = stripped.strip("|").split("|")[0].strip()
-        stripped = " ".join(stripped.split())
-        if stripped:
-            out.append(stripped)
-    return out
+        out.extend(_plain_line(line) for line in markdown_text[start:end].splitlines())
+    return [line for line in out if line]
+
+
+def _plain_line(line: str) -> str:
+    """One line of prose without its Markdown markup ('' for a table rule or an image)."""
+    stripped = line.strip()
+    if re.match(r"^\|?\s*:?-{3,}", stripped) or stripped.startswith("!["):
+        return ""
+    stripped = re.sub(r"^#{1,6}\s+", "", stripped)
+    stripped = re.sub(r"^([-*+>]|\d+[.)])\s+", "", stripped)
+    stripped = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
+    stripped = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
+    # Emphasis markers and backticks go; an underscore or star inside a word is part of a code
+    # name (LED_PIN, GPIO_NUM_2) and stays.
+    stripped = re.sub(r"`|(?<!\w)(\*\*|__|\*|_)|(\*\*|__|\*|_)(?!\w)", "", stripped)
+    if stripped.startswith("|"):
+        stripped = stripped.strip("|").split("|")[0].strip()
+    return " ".join(stripped.split())
 
 
 #: A word as :func:`passage_words` and the viewer count them.

@@ -63,14 +63,15 @@ class StatusArea(QObject):
             room -= self.load_bar.width() + spacing
         message = self.message_label
         keep = min(message.sizeHint().width(), message.minimumSizeHint().width()) if message.text() else 0
-        share = (room - keep) / sum(wants) if sum(wants) + keep > room and sum(wants) else None
+        total = sum(wants)
+        share = (room - keep) / total if total and total + keep > room else None
         for label, want in zip(labels, wants):
             limit = 16_777_215 if share is None else max(label.minimumSizeHint().width(), int(want * share))
             if label.maximumWidth() != limit:
                 label.setMaximumWidth(limit)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if obj is self.bar and event.type() in (QEvent.Resize, QEvent.LayoutRequest):
+        if obj is self.bar and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self.fit()
         return super().eventFilter(obj, event)
 

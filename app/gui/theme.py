@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPalette
 
 def is_dark(palette: QPalette) -> bool:
     """True when the window background is darker than its text (a dark theme)."""
-    return palette.color(QPalette.Window).lightness() < palette.color(QPalette.WindowText).lightness()
+    return palette.color(QPalette.ColorRole.Window).lightness() < palette.color(QPalette.ColorRole.WindowText).lightness()
 
 
 def highlight_colors(palette: QPalette) -> tuple[QColor, QColor]:
@@ -32,17 +32,17 @@ def mark_colors(palette: QPalette) -> tuple[str, str]:
 
 def answer_style(palette: QPalette) -> str:
     """Default style sheet of the answer document (links take the palette's link colour)."""
-    link = palette.color(QPalette.Link).name()
-    code = palette.color(QPalette.AlternateBase).name()
+    link = palette.color(QPalette.ColorRole.Link).name()
+    code = palette.color(QPalette.ColorRole.AlternateBase).name()
     return (f"a {{ color: {link}; font-weight: bold; text-decoration: none; }} p {{ margin-bottom: 8px; }} "
             f"pre, code {{ font-family: monospace; background-color: {code}; }}")
 
 
 def guide_style(palette: QPalette) -> str:
     """Default style sheet of a rendered guide (code and table header on the alternate base)."""
-    code = palette.color(QPalette.AlternateBase).name()
-    header = palette.color(QPalette.Button).name()
-    link = palette.color(QPalette.Link).name()
+    code = palette.color(QPalette.ColorRole.AlternateBase).name()
+    header = palette.color(QPalette.ColorRole.Button).name()
+    link = palette.color(QPalette.ColorRole.Link).name()
     return ("h1 { font-size: x-large; } h2 { font-size: large; margin-top: 14px; } "
             f"a {{ color: {link}; }} pre, code {{ font-family: monospace; background-color: {code}; }} "
             f"table {{ border-collapse: collapse; }} th, td {{ padding: 3px 6px; }} th {{ background-color: {header}; }}")
@@ -50,7 +50,7 @@ def guide_style(palette: QPalette) -> str:
 
 def muted_text(palette: QPalette) -> str:
     """CSS colour for secondary text (the answer state): the palette's placeholder text colour."""
-    return palette.color(QPalette.PlaceholderText).name()
+    return palette.color(QPalette.ColorRole.PlaceholderText).name()
 
 
 def warning_text(palette: QPalette) -> str:

@@ -34,8 +34,9 @@ HISTORY_LIMIT = 100
 
 try:  # QtSvg ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtSvg import QSvgRenderer
+    HAS_SVG = True
 except ImportError:  # pragma: no cover - depends on the Qt build
-    QSvgRenderer = None
+    HAS_SVG = False
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Location:
 
 
 class GuideViewer(QTextBrowser):
-    """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``highlighted`` is the
+    """Shows one guide. ``guide`` / ``anchor`` name what is shown; ``marked`` is the
     plain text of the marked passage ('' when none was found); ``history`` / ``position``
     are the visited locations and the current one."""
 
@@ -61,7 +62,7 @@ class GuideViewer(QTextBrowser):
         self.bundle = bundle
         self.guide = ""
         self.anchor = ""
-        self.highlighted = ""
+        self.marked = ""  # (not ``highlighted``: that is QTextBrowser's signal)
         self.history: list[Location] = []
         self.position = -1
         self.setOpenLinks(False)
@@ -129,12 +130,12 @@ class GuideViewer(QTextBrowser):
             self.document().clear()
             self.setHtml(html)
         self.anchor = anchor
-        self.highlighted = self._mark(passage) if passage else self._mark("")
+        self.marked = self._mark(passage) if passage else self._mark("")
         if anchor:
             self.scrollToAnchor(anchor)
         else:
             self.verticalScrollBar().setValue(0)
-        if self.highlighted:
+        if self.marked:
             self._reveal_highlight()
         self.guide_opened.emit(guide, anchor)
 
@@ -199,7 +200,7 @@ class GuideViewer(QTextBrowser):
             end += 1
         cursor = QTextCursor(self.document())
         cursor.setPosition(start)
-        cursor.setPosition(end, QTextCursor.KeepAnchor)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
         fmt = QTextCharFormat()
         background, colour = highlight_colors(self.palette())
         fmt.setBackground(background)
@@ -208,7 +209,7 @@ class GuideViewer(QTextBrowser):
         for run_start, run_end in _runs_without_images(start, cursor.selectedText()):
             run = QTextCursor(self.document())
             run.setPosition(run_start)
-            run.setPosition(run_end, QTextCursor.KeepAnchor)
+            run.setPosition(run_end, QTextCursor.MoveMode.KeepAnchor)
             selection = QTextEdit.ExtraSelection()
             selection.cursor = run
             selection.format = fmt
@@ -230,9 +231,9 @@ class GuideViewer(QTextBrowser):
             bar.setValue(bar.value() + rect.top() - 24)
 
     # --- images -----------------------------------------------------------------------
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 (Qt override)
-        if kind == QTextDocument.ResourceType.ImageResource.value and url.scheme() == ASSET_SCHEME:
-            return self._image(url.path())
+    def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 (Qt override)
+        if kind == QTextDocument.ResourceType.ImageResource.value and QUrl(url).scheme() == ASSET_SCHEME:
+            return self._image(QUrl(url).path())
         return super().loadResource(kind, url)
 
     def _image(self, path: str) -> QImage | None:
@@ -242,7 +243,7 @@ class GuideViewer(QTextBrowser):
             return None
         mime, data = found
         if mime == "image/svg+xml" or path.endswith(".svg"):
-            if QSvgRenderer is None:
+            if not HAS_SVG:
                 return None
             renderer = QSvgRenderer(QByteArray(data))
             if not renderer.isValid():
@@ -251,13 +252,13 @@ class GuideViewer(QTextBrowser):
             if size.isEmpty():
                 size = QSize(MAX_IMAGE_WIDTH, MAX_IMAGE_WIDTH * 3 // 4)
             if size.width() > MAX_IMAGE_WIDTH:
-                size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.KeepAspectRatio)
+                size = size.scaled(MAX_IMAGE_WIDTH, 10_000, Qt.AspectRatioMode.KeepAspectRatio)
             # Drawn at the screen's pixel ratio so diagrams stay sharp on high-DPI screens; the
             # image keeps its logical size (``size``). White, as the diagrams are drawn for paper.
             ratio = max(1.0, self.devicePixelRatioF())
-            image = QImage(size * ratio, QImage.Format_ARGB32_Premultiplied)
+            image = QImage(size * ratio, QImage.Format.Format_ARGB32_Premultiplied)
             image.setDevicePixelRatio(ratio)
-            image.fill(Qt.white)
+            image.fill(Qt.GlobalColor.white)
             painter = QPainter(image)
             renderer.render(painter)
             painter.end()
@@ -266,7 +267,7 @@ class GuideViewer(QTextBrowser):
         if image.isNull():
             return None
         if image.width() > MAX_IMAGE_WIDTH:
-            image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.SmoothTransformation)
+            image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
         return image
 
 
@@ -310,8 +311,8 @@ class ViewerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 6, 6)
         header = QHBoxLayout()
-        self.back_button = self._arrow(Qt.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
-        self.forward_button = self._arrow(Qt.RightArrow, "Forward", "Forward (Alt+Right)")
+        self.back_button = self._arrow(Qt.ArrowType.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
+        self.forward_button = self._arrow(Qt.ArrowType.RightArrow, "Forward", "Forward (Alt+Right)")
         header.addWidget(self.back_button)
         header.addWidget(self.forward_button)
         # Two lines at most: a guide's path may be one long word.
@@ -335,7 +336,7 @@ class ViewerPanel(QWidget):
         button.setAccessibleName(name)
         button.setToolTip(tip)
         button.setEnabled(False)
-        button.setFocusPolicy(Qt.StrongFocus)
+        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         return button
 
     def _history_changed(self, back: bool, forward: bool) -> None:

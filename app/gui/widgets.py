@@ -58,10 +58,10 @@ class FitLabel(QLabel):
         self._full = ""
         self._tip = ""
         self._clipped = False
-        self.setTextFormat(Qt.PlainText)
+        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(False)  # wrapped here, lines joined with "\n"
         self.setIndent(0)
-        policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(max_lines != 1)
         self.setSizePolicy(policy)
         self.setText(text)
@@ -102,16 +102,16 @@ class FitLabel(QLabel):
         room = max(1, width - self._chrome()[0])
         metrics = self.fontMetrics()
         if self.max_lines == 1:
-            shown = metrics.elidedText(flat[:LAYOUT_CHARS], Qt.ElideRight, room)
+            shown = metrics.elidedText(flat[:LAYOUT_CHARS], Qt.TextElideMode.ElideRight, room)
             if len(flat) > LAYOUT_CHARS and not shown.endswith("…"):
-                shown = metrics.elidedText(flat[:LAYOUT_CHARS] + "……", Qt.ElideRight, room)
+                shown = metrics.elidedText(flat[:LAYOUT_CHARS] + "……", Qt.TextElideMode.ElideRight, room)
             return [shown], shown != flat
         cut = bool(self.max_lines) and len(flat) > LAYOUT_CHARS
         if cut:
             flat = flat[:LAYOUT_CHARS]
         layout = QTextLayout(flat, self.font(), self)
         option = QTextOption()
-        option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.setTextOption(option)
         spans: list[tuple[int, int]] = []
         layout.beginLayout()
@@ -127,7 +127,7 @@ class FitLabel(QLabel):
         if self.max_lines and (len(spans) > self.max_lines or cut):
             head = [_utf16(flat, start, length).rstrip() for start, length in spans[:self.max_lines - 1]]
             rest = _utf16(flat, spans[self.max_lines - 1][0]) if len(spans) >= self.max_lines else ""
-            last = metrics.elidedText(rest + "…" * 2, Qt.ElideRight, room)  # always ends with "…"
+            last = metrics.elidedText(rest + "…" * 2, Qt.TextElideMode.ElideRight, room)  # always ends with "…"
             return head + [last], True
         return [_utf16(flat, start, length).rstrip() for start, length in spans], False
 
@@ -176,7 +176,7 @@ class FitLabel(QLabel):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         super().changeEvent(event)
-        if event.type() == QEvent.FontChange:
+        if event.type() == QEvent.Type.FontChange:
             self._refresh()
             self.updateGeometry()
 
@@ -201,7 +201,7 @@ class AnswerView(QTextBrowser):
         painter.setFont(self.font())
         margin = int(self.document().documentMargin())
         area = self.viewport().rect().adjusted(margin, margin, -margin, -margin)
-        option = QTextOption(Qt.AlignTop | Qt.AlignLeft)
-        option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+        option = QTextOption(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         painter.drawText(QRectF(area), self.placeholder, option)
         painter.end()

@@ -31,9 +31,11 @@ AssistantFactory = Callable[..., Assistant]
 
 
 def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:
-    """The real assistant (:func:`app.assistant.build_assistant`): the bundle's embedding model
-    and a chat GGUF (default: the settings' choice, else the manifest's), on the settings' number
-    of CPU threads (0 = all cores but one).
+    """The real assistant (:func:`app.assistant.build_assistant`) over ``bundle``, the worker's
+    own reader of the course (the course switcher opens it with :meth:`BundleReader.reopen`; the
+    window reads the guides through another): the bundle's embedding model and a chat GGUF
+    (default: the settings' choice, else the manifest's), on the settings' number of CPU threads
+    (0 = all cores but one).
 
     A missing or broken model is not fatal: it is reported (``warning=True``) and the assistant
     runs in the named degraded state (``keyword-only`` / ``search-only``). An embedding model

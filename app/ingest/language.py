@@ -27,6 +27,7 @@ from collections import Counter
 from typing import Iterable
 
 from ..errors import LanternError
+from .markdown import fences
 
 #: Characters of the guides' prose read for a guess (enough for any language; bounds the cost),
 #: and at most this many of each guide.
@@ -106,8 +107,8 @@ FUNCTION_WORDS = {
 _WORDS = {script: {lang: frozenset(w for w in words.split() if len(w) > 1) for lang, words in langs.items()}
           for script, langs in FUNCTION_WORDS.items()}
 
-# Code, links and markup are not the course's language.
-_STRIP = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|https?://\S+|<[^>\n]*>|\]\([^)\n]*\)", re.S)
+# Code, links and markup are not the course's language (fenced code blocks: markdown.fences).
+_STRIP = re.compile(r"`[^`\n]*`|https?://\S+|<[^>\n]*>|\]\([^)\n]*\)")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -143,7 +144,13 @@ _ONE_LANGUAGE = {"greek": "el", "hebrew": "he", "devanagari": "hi", "thai": "th"
 
 def prose(text: str, limit: int = TEXT_CHARS) -> str:
     """``text`` with code, links, URLs and HTML tags removed, at most ``limit`` characters."""
-    return _STRIP.sub(" ", text[:4 * limit])[:limit]
+    text = text[:4 * limit]
+    kept, at = [], 0
+    for fence in fences(text):
+        kept.append(text[at:fence.start])
+        at = fence.end
+    kept.append(text[at:])
+    return _STRIP.sub(" ", " ".join(kept))[:limit]
 
 
 def detect_language(texts: Iterable[str]) -> str:

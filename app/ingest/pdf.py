@@ -47,7 +47,8 @@ def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
                                 "(or export it again) and build again")
         meta_title = ""
         try:
-            meta_title = " ".join(str((reader.metadata or {}).get("/Title") or "").split())
+            metadata = reader.metadata
+            meta_title = " ".join(str((metadata.get("/Title") if metadata else None) or "").split())
         except Exception:  # damaged metadata does not stop the text
             meta_title = ""
         pages = []

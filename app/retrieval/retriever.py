@@ -8,6 +8,7 @@ candidates. A follow-up question is retrieved together with the previous user tu
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -201,6 +202,7 @@ class Retriever:
         texts = [question, previous] if previous else [question]
         missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
         if missing:
+            assert self.embedder is not None, "semantic search needs an embedder"
             for text, vec in zip(missing, self.embedder.embed(missing)):
                 self._query_cache[text] = np.asarray(vec, dtype=np.float32)
         vectors = {t: self._query_cache[t] for t in texts}  # before eviction: it may drop the previous turn
@@ -251,7 +253,7 @@ class Retriever:
 
     def _fuse(self, query: str, lexical_ids: list[int], semantic_ids: list[int], exact_ids: list[int],
               bm25: np.ndarray | None, vector: np.ndarray | None,
-              similarity: dict[int, float], folder_lists: list[list[int]] = ()) -> list[tuple[int, float]]:
+              similarity: dict[int, float], folder_lists: Sequence[list[int]] = ()) -> list[tuple[int, float]]:
         """Fused ``[(chunk id, score)]`` best first. Score-based methods score every candidate
         on every active leg: BM25 from the full score array, cosine from the stored vector
         for candidates the KNN did not return (``similarity`` is filled in place). Named-folder
