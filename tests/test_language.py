@@ -43,13 +43,17 @@ def test_code_links_and_identifiers_are_not_prose_and_the_guides_prose_wins():
     assert detect_language([russian_with_code]) == "ru"  # Latin identifiers don't make it English
     german_guide_with_english_links = SAMPLES["de"] + " [the guide of the board](https://example.org/the-and-of)"
     assert detect_language([german_guide_with_english_links]) == "de"
+    english_markup = ('<div class="note">The board and the sensor are connected with the wires of the kit.</div>\n\n'
+                      "| Part | What it is for |\n|---|---|\n" + "| sensor | reads the temperature of the room |\n" * 40)
+    assert detect_language([english_markup + "\n\n" + SAMPLES["de"]]) == "de"  # HTML and tables are not prose
 
 
 def test_unsure_is_unknown():
     assert detect_language([]) == "" and detect_language([""]) == ""
     assert detect_language(["Check the wiring."]) == ""  # too few words to tell
-    half_and_half = SAMPLES["de"] + " " + SAMPLES["fr"]
-    assert detect_language([half_and_half]) == ""
+    # A guide with a German and a French section, and two guides that disagree: neither language holds 2/3.
+    assert detect_language([SAMPLES["de"] + "\n\n## Français\n\n" + SAMPLES["fr"]]) == ""
+    assert detect_language([SAMPLES["de"], SAMPLES["fr"]]) == ""
     grades = "| a | b | i | w | z | o |\n" * 500  # one-letter cells say nothing
     assert detect_language([grades]) == ""
 

@@ -123,7 +123,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     whose indexed-text sha256 is unchanged, unless ``reuse`` is False. ``course_id`` (default: the
     folder's name as a slug) is recorded with a content digest (library.py). ``language`` is the
     course's language tag (``en``, ``pt-BR``), recorded as ``meta['language']``; None guesses it
-    from the guides' prose (:func:`app.ingest.language.detect_language`, a few ms), and '' or a
+    from the guides' prose (:func:`app.ingest.language.detect_language`: py3langid, about a second), and '' or a
     guess that is unsure records none (unknown). Raises
     :class:`LanternError` for an invalid ``course_id`` or ``language``,
     :class:`CourseFolderError` for a missing/unreadable/empty course folder and
