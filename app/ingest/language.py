@@ -88,6 +88,11 @@ def _paragraphs(text: str) -> Iterator[str]:
                     return
 
 
+def prose(text: str) -> str:
+    """The prose :func:`detect_language` reads of one Markdown guide (paragraphs joined by newlines)."""
+    return "\n".join(_paragraphs(text))
+
+
 def detect_language(texts: Iterable[str]) -> str:
     """Guess the language tag (``en``, ``de``, ``ja``…) of a course from ``texts`` (the guides'
     decoded text, code files left out by the caller); '' when unsure."""
