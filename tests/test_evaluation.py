@@ -171,3 +171,11 @@ def _questions_from(rows: list[dict]):
 
     with tempfile.TemporaryDirectory() as tmp:
         return load_questions(_write(Path(tmp), rows))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "tests" / "data").glob("*.eval.jsonl")))
+def test_every_question_set_we_ship_loads_with_unique_ids_and_labelled_answers(name):
+    questions = load_questions(ROOT / "tests" / "data" / name)
+    assert len({q.id for q in questions}) == len(questions) >= 10  # ids unique
+    answerable = [q for q in questions if q.expect == "answer"]
+    assert all(q.must_contain_any or q.expected_sources for q in answerable)
