@@ -130,3 +130,13 @@ def test_a_chunk_ending_at_a_line_end_is_not_continued_into_the_next_line():
     chunk = guide[:guide.index("1. Solder")]
     answer, _ = extractive_answer("Which pin does the LED go on?", [_passage(chunk)], guide_text=lambda path: guide)
     assert "GPIO 2" in answer and "Solder" not in answer
+
+
+def test_a_colon_leading_to_a_paragraph_is_quoted_with_it_and_a_colon_leading_nowhere_is_not_quoted():
+    text = ("## Storage\n\nStorage choices depend on these aspects of a system:\n\n"
+            "**Cloud or on premise.** Cloud storage costs per month instead of up front.\n")
+    answer, _ = extractive_answer("Which aspects of a storage system matter?", [_passage(text)])
+    assert "these aspects of a system:" in answer and "Cloud storage costs per month" in answer
+    html = "## Storage\n\nThe storage system has these aspects:\n\n<ul><li>cost</li></ul>\n\nStorage costs money.\n"
+    answer, _ = extractive_answer("Which aspects does the storage system have?", [_passage(html)])
+    assert "these aspects:" not in answer and "Storage costs money." in answer

@@ -30,6 +30,8 @@ MAX_BLOCK_ITEMS = 8
 MAX_CODE_LINES = 14
 #: A sentence longer than this (characters) is cut with "…" (a 200 KB line stays readable).
 MAX_UNIT_CHARS = 700
+#: Most characters of the paragraph a lead-in ending in a colon brings along.
+MAX_FOLLOW_CHARS = 400
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"“(\[])|(?<=[。！？])")
 _LIST_MARKER = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
@@ -208,6 +210,19 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
             lead_in = (sentences and sentences[-1].rstrip("*_ ").endswith(":") and nxt is not None
                        and nxt.kind in ("list", "code", "table"))
             plain = sentences[:-1] if lead_in else sentences
+            if plain and not lead_in and plain[-1].rstrip("*_ ").endswith(":"):
+                if nxt is not None and nxt.kind == "paragraph" and not is_link_only(text[nxt.start:nxt.end]):
+                    # A lead-in to paragraphs ("…the following steps:" then a bold-titled paragraph):
+                    # quoted with the first of them.
+                    follow = text[nxt.start:nxt.end]
+                    for sentence in plain[:-1]:
+                        if is_sentence(sentence):
+                            add("sentence", _cut(sentence), sentence, block.start, block.end)
+                    add("lead-in", f"{_cut(plain[-1])}\n\n{_cut(follow, MAX_FOLLOW_CHARS)}",
+                        f"{plain[-1]}\n{follow}", block.start, nxt.end)
+                    i += 2
+                    continue
+                plain = plain[:-1]  # a colon leading nowhere quotable (HTML, an image, the chunk's end)
             for sentence in plain:
                 if is_sentence(sentence):
                     add("sentence", _cut(sentence), sentence, block.start, block.end)
