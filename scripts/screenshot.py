@@ -2,14 +2,21 @@
 
 Run under a display, e.g.:
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot.py --state all
-States (``--state``, default ``answer``; ``all`` takes each but ``conversation`` in turn, one window at a time):
+States (``--state``, default ``answer``; ``all`` takes each of the first five in turn, one window at a time):
 - ``answer``: one question answered with citations, the first citation open in the viewer;
 - ``conversation``: two questions asked (``--question``, then ``--follow-up``), then the first
   reopened from "Earlier in this conversation" with its first citation open in the viewer;
 - ``search``: the Search tab with highlighted results, the first one open and marked;
 - ``viewer``: the Contents tab and a guide section with its wiring diagram and a marked passage;
 - ``degraded``: no models at all (``LANTERN_MODELS_DIR`` pointed at an empty folder), so the
-  status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive.
+  status bar and the note name ``keyword-only`` and ``search-only`` and the answer is extractive;
+- ``courses``: the Course menu open over the window, listing two courses of a temporary course
+  library (``LANTERN_COURSES_DIR``): ``--bundle``, installed there as ``lantern install`` does, and
+  a small French course (``scripts/screenshot_course/``, "Atelier soudure") built with the real
+  embedding model (a few seconds). Nothing is asked: the chat model loads but never runs (with
+  ``--fake-reply`` none loads). The menu is a window of its own, so the picture is cut from the
+  whole screen (it needs a real display such as Xvfb, not ``QT_QPA_PLATFORM=offscreen``). The
+  user's own course folders are neither read nor changed: the menu lists only the temporary library.
 On request only (not part of ``all``), to check the window's layout:
 - ``evidence``: the moment the guides' own words are on screen and the model is still writing
   (taken as soon as the window shows the evidence; the state line says what is happening);
@@ -37,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -57,10 +65,12 @@ SEARCH = "oled blank"
 VIEWER_PASSAGE = "SDA GPIO 21"  # the OLED wiring section, with its diagram
 LONG_QUESTION = "Why_do_I_get_" + "E" * 300  # no spaces, like a pasted URL or compiler line
 TOO_LONG = "x" * 50_000
-STATES = ("answer", "search", "viewer", "degraded")  # ``all``: the pictures in README.md and docs/gui.md
+STATES = ("answer", "search", "viewer", "degraded", "courses")  # ``all``: the pictures in README.md and docs/gui.md
 EXTRA_STATES = ("evidence", "conversation", "start", "long-question", "too-long")  # on request only
 ASKING = ("answer", "evidence", "conversation", "degraded", "long-question", "too-long")
 SIZE = (1380, 860)
+#: The second course of ``courses``: a few guides in French (so the menu shows another language).
+SECOND_COURSE = (ROOT / "scripts" / "screenshot_course", "atelier-soudure", "Atelier soudure")
 
 
 class ScriptedChatModel:
@@ -102,14 +112,49 @@ def scripted_assistant(bundle: BundleReader, reply: str, report):
     return build_assistant(bundle, chat_model=ScriptedChatModel(reply), warn=warn, progress=report)
 
 
+def course_library(bundle: Path) -> tuple[Path, Path]:
+    """A temporary course library for ``courses`` (``LANTERN_COURSES_DIR`` is pointed at it, so
+    "Add or update a course…" would install there too): ``bundle`` installed into it as ``lantern
+    install --dir`` does, and :data:`SECOND_COURSE` built with the real embedding model and
+    installed beside it. Returns the folder and ``bundle``'s installed copy."""
+    from app.assistant import load_embedder
+    from app.bundle.builder import build_bundle
+    from app.bundle.install import install_bundle
+    from app.embedding import manifest_embedding
+
+    work = Path(tempfile.mkdtemp(prefix="lantern-shot-courses-"))
+    library = work / "courses"
+    os.environ["LANTERN_COURSES_DIR"] = str(library)
+    folder, course_id, title = SECOND_COURSE
+    built = build_bundle(folder, work / f"{course_id}.sqlite", load_embedder(), title=title, course_id=course_id).bundle
+    embedding = manifest_embedding()
+    installed = []
+    for path in (bundle, built):
+        result = install_bundle(path, library, embedding=embedding, confirm=lambda plan: True)
+        print(f"[courses] {result.result} {result.course_id} {result.new.version} in {library}", file=sys.stderr)
+        installed.append(result.installed)
+    return library, installed[0]
+
+
 def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,
          follow_up: str = FOLLOW_UP, font_size: int = 0, fake_reply: str | None = None) -> int:
     """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
-    if fake_reply is not None and state != "degraded":
-        factory = lambda report: scripted_assistant(bundle, fake_reply, report)  # noqa: E731
+    def factory_for(reader: BundleReader):
+        if fake_reply is not None and state != "degraded":
+            return lambda report: scripted_assistant(reader, fake_reply, report)
+        return lambda report: load_assistant(reader, None, report)
+
+    switcher = library = None
+    if state == "courses":  # the window as the app opens it: with its Course menu, over the library's copy
+        from app.bundle.library import CourseFolder, list_courses
+        from app.gui.courses import CourseSwitcher
+
+        library, opened = course_library(bundle.path)
+        switcher = CourseSwitcher(factory_for,
+                                  entries=lambda: list_courses([CourseFolder("machine", library)], verify=False))
+        window = switcher.open(opened)
     else:
-        factory = lambda report: load_assistant(bundle, None, report)  # noqa: E731
-    window = MainWindow(bundle, factory)
+        window = MainWindow(bundle, factory_for(bundle))
     window.resize(*SIZE)
     window.splitter.setSizes([600, SIZE[0] - 600])
     window.show()
@@ -125,7 +170,23 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         widths.append(window.width())
         print(f"[{state}] window width {widths[0]} px before, {widths[-1]} px when saved", file=sys.stderr)
         out.parent.mkdir(parents=True, exist_ok=True)
-        window.grab().save(str(out), "PNG", 9)
+        if state == "courses":  # the open menu is a window of its own: cut the window and the menu from the screen
+            menu, screen = window.course_menu, window.screen()
+            area = window.frameGeometry().united(menu.geometry())
+            problem = ("the Course menu did not open" if not menu.isVisible() else
+                       "the offscreen platform has no screen to grab" if QApplication.platformName() == "offscreen"
+                       else f"the screen ({screen.geometry().width()}x{screen.geometry().height()}) does not hold "
+                            "the window" if not screen.geometry().contains(area) else "")
+            if problem:
+                print(f"[{state}] {problem}; nothing saved (run under xvfb-run -s \"-screen 0 1400x900x24\")",
+                      file=sys.stderr)
+                finish()
+                return
+            print(f"[{state}] menu: {[a.text() for a in menu.actions() if not a.isSeparator()]}", file=sys.stderr)
+            picture = screen.grabWindow(0).copy(area)
+        else:
+            picture = window.grab()
+        picture.save(str(out), "PNG", 9)
         print(f"saved {out} ({out.stat().st_size // 1024} KB)", file=sys.stderr)
         outcome["code"] = 0
         finish()
@@ -193,6 +254,14 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
             window.tabs.setCurrentIndex(TAB_CONTENTS)
             window.contents.setFocus()
             QTimer.singleShot(500, save)
+        elif state == "courses":  # the course's contents and its first guide behind the menu
+            window.focus_contents()
+            guides = [source.path for source in window.bundle.sources()]
+            if guides:
+                window.open_location("README.md" if "README.md" in guides else guides[0])
+            window.activateWindow()
+            window.menuBar().setActiveAction(window.course_menu.menuAction())  # as if clicked
+            QTimer.singleShot(800, save)
 
     def give_up() -> None:
         print(f"[{state}] not finished within {timeout:.0f} s", file=sys.stderr)
@@ -215,6 +284,9 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
     timer.start(int(timeout * 1000))
     loop.exec()
     window.shutdown()
+    if library is not None:  # the temporary course library goes with its window
+        window.close_bundles()
+        shutil.rmtree(library.parent, ignore_errors=True)
     return outcome["code"]
 
 
@@ -260,7 +332,7 @@ def main() -> int:
     bundle = BundleReader(args.bundle)
     code = 0
     for state in STATES if args.state == "all" else (args.state,):
-        saved_models = os.environ.get("LANTERN_MODELS_DIR")
+        saved = {name: os.environ.get(name) for name in ("LANTERN_MODELS_DIR", "LANTERN_COURSES_DIR")}
         if state == "degraded":
             os.environ["LANTERN_MODELS_DIR"] = tempfile.mkdtemp(prefix="lantern-no-models-")
         try:
@@ -271,10 +343,11 @@ def main() -> int:
             code |= take(state, bundle, question, args.out_dir / name, args.timeout, args.follow_up,
                          args.font_size, args.fake_reply)
         finally:
-            if saved_models is None:
-                os.environ.pop("LANTERN_MODELS_DIR", None)
-            else:
-                os.environ["LANTERN_MODELS_DIR"] = saved_models
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     return code
 
 
