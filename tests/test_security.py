@@ -267,3 +267,30 @@ def test_guide_text_reaches_the_model_only_as_delimited_data(course, tmp_path):
     assert "</ source>" in user and '< source n="9">' in user
     inside = [block for block in user.split("</source>") if "ACCESS GRANTED" in block]
     assert len(inside) == 1 and '<source n="' in inside[0].split("ACCESS GRANTED")[0]
+
+
+def test_question_time_embedder_runs_without_onnxruntimes_memory_arena(monkeypatch):
+    """Memory stays flat over a long session (docs/security.md, soak run): the embedder that answers
+    questions runs without onnxruntime's memory arena, with glibc's mmap threshold fixed; the build's
+    keeps the arena (faster on long batches, and the process ends)."""
+    import app.embedding  # first: it switches onnxruntime's telemetry off before fastembed loads it
+    from app.config import models_dir
+
+    if not (models_dir() / "all-MiniLM-L6-v2" / "model.onnx").is_file():
+        pytest.skip("the embedding model is missing; run `make models`")
+    import fastembed
+    seen: list[dict] = []
+    monkeypatch.setattr(fastembed, "TextEmbedding", lambda **options: seen.append(options))
+    released: list[bool] = []
+    monkeypatch.setattr(app.embedding, "return_freed_memory", lambda: released.append(True) or True)
+    app.embedding.FastEmbedder()
+    assert seen[-1]["enable_cpu_mem_arena"] is False and released == [True]
+    app.embedding.FastEmbedder(memory_arena=True)
+    assert seen[-1]["enable_cpu_mem_arena"] is True and released == [True]
+
+
+def test_return_freed_memory_raises_nothing():
+    from app.embedding import return_freed_memory
+
+    glibc = sys.platform.startswith("linux") and bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    assert return_freed_memory() is glibc
