@@ -70,7 +70,7 @@ def return_freed_memory() -> bool:
     over its mmap threshold for themselves and unmaps them on ``free``, but raises that threshold to
     the largest block freed so far (up to 32 MiB), after which the large tensors come from its heap,
     which fragments and is not trimmed: measured over 1,000 soak questions, RSS then wandered between
-    255 and 317 MB instead of staying flat. Setting the threshold with ``mallopt`` switches that
+    266 and 317 MB instead of staying flat. Setting the threshold with ``mallopt`` switches that
     raising off (glibc's documented behaviour). Process-wide; on other C libraries and on Windows
     (whose heap gives large blocks back itself) nothing is done. Raises nothing."""
     if not sys.platform.startswith("linux"):
@@ -113,7 +113,7 @@ class FastEmbedder:
     embedded (it grows in steps for the first hundreds of questions: +100 MB over a soak run, and to
     over 1 GB after building). On for ``lantern build``, which embeds long chunks in batches and then
     exits: there the arena is about a third faster (measured: a batch of eight 512-token chunks in
-    1.75 s of CPU against 2.4 s without). The vectors are the same either way.
+    1.75 s of CPU against 2.3–2.5 s without). The vectors are the same either way.
 
     Raises :class:`ModelError` when a model file is missing or its sha256 differs from
     ``models/manifest.json``.
@@ -138,7 +138,7 @@ class FastEmbedder:
             raise ModelError(f"The embedding model {self.folder / 'model.onnx'} has sha256 {self.checksum[:12]}…, "
                              f"not the manifest's {expected['model.onnx'][:12]}…; run `make models` to restore it.")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        if not memory_arena:  # before the model loads: its own temporary buffers go back too
+        if not memory_arena:  # before the model loads, so that all its allocations follow the rule
             return_freed_memory()
         disable_onnxruntime_telemetry()  # in case something cleared it since this module was loaded
         try:
