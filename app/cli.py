@@ -152,7 +152,7 @@ def _cmd_build(args) -> int:
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
     course_id = check_course_id(args.course_id) if args.course_id else default_course_id(args.source_dir)
     language = check_language(args.language) if args.language is not None else None
-    embedder = FastEmbedder()
+    embedder = FastEmbedder(memory_arena=True)  # faster on batches of long chunks; the process then ends
     progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,

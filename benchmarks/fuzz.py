@@ -13,7 +13,7 @@ exception by type with the first examples, the median and p95 time per question 
 process's RSS (MB) after loading and a warm-up, at the end, and at its peak. A benchmark, not a test:
 nothing is asserted; the exit code is 1 when an unexpected exception occurred.
 
-usage: python benchmarks/fuzz.py BUNDLE [--questions 10000] [--seed 15] [--json]
+usage: python benchmarks/fuzz.py BUNDLE [--questions 10000] [--seed 15] [--threads N] [--json]
 e.g.   PYTHONPATH=. .venv/bin/python benchmarks/fuzz.py /work/bundles/iot.sqlite --questions 2000
 """
 
@@ -125,12 +125,13 @@ def make_question(rng: random.Random, words: list[str], earlier: list[str]) -> t
     return kind, question, history
 
 
-def run(bundle_path: Path, questions: int, seed: int, embedder=None) -> dict:
+def run(bundle_path: Path, questions: int, seed: int, embedder=None,
+        threads: int | None = None) -> dict:
     """The fuzz run (see the module docstring); ``embedder`` defaults to the real one (fastembed)."""
     if embedder is None:
         from app.embedding import FastEmbedder
 
-        embedder = FastEmbedder()
+        embedder = FastEmbedder(threads=threads)
     bundle = BundleReader(bundle_path)
     retriever = Retriever(bundle, embedder)
     assistant = Assistant(retriever, None)
@@ -190,9 +191,11 @@ def main(argv: list[str] | None = None, embedder=None) -> int:
     parser.add_argument("bundle", type=Path, help="course bundle (.sqlite) built with the real embedding model")
     parser.add_argument("--questions", type=int, default=10_000, help="questions to generate (default 10,000)")
     parser.add_argument("--seed", type=int, default=15, help="random seed; the same seed gives the same questions")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads for the embedding model (default: onnxruntime's, as in the app)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args(argv)
-    r = run(args.bundle, args.questions, args.seed, embedder)
+    r = run(args.bundle, args.questions, args.seed, embedder, args.threads)
     if args.json:
         print(json.dumps(r, ensure_ascii=False))
         return 1 if r["unexpected"] else 0

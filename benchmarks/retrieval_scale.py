@@ -74,7 +74,7 @@ def _build(size: int, out_dir: Path, refresh: bool = False) -> Path:
     else:
         print(f"refreshing {bundle.name} (vectors reused)…", file=sys.stderr)
     t0 = time.perf_counter()
-    report = build_bundle(course, bundle, FastEmbedder(), title=f"large-docs {size}")
+    report = build_bundle(course, bundle, FastEmbedder(memory_arena=True), title=f"large-docs {size}")  # as lantern build
     print(f"  {report.chunks} chunks, {report.embedded} embedded, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return bundle
 

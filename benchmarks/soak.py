@@ -12,7 +12,7 @@ warm-up: (end - RSS after the first block) / RSS after the first block. A benchm
 nothing is asserted. The run with the chat model is not part of this script (it needs the model's
 memory and about 30 minutes of both cores for 1,000 answers).
 
-usage: python benchmarks/soak.py BUNDLE [--questions 1000] [--every 100] [--questions-file Q.jsonl] [--json]
+usage: python benchmarks/soak.py BUNDLE [--questions 1000] [--every 100] [--questions-file Q.jsonl] [--threads N] [--json]
 e.g.   PYTHONPATH=. .venv/bin/python benchmarks/soak.py /work/bundles/iot.sqlite \\
            --questions-file ../shared/corpora/iot-for-beginners.eval.jsonl
 """
@@ -52,12 +52,13 @@ def base_questions(bundle: BundleReader, questions_file: Path | None) -> list[tu
     return out or [("What is this course about?", [])]
 
 
-def run(bundle_path: Path, questions: int, every: int, questions_file: Path | None = None, embedder=None) -> dict:
+def run(bundle_path: Path, questions: int, every: int, questions_file: Path | None = None, embedder=None,
+        threads: int | None = None) -> dict:
     """The soak run (see the module docstring); ``embedder`` defaults to the real one (fastembed)."""
     if embedder is None:
         from app.embedding import FastEmbedder
 
-        embedder = FastEmbedder()
+        embedder = FastEmbedder(threads=threads)
     bundle = BundleReader(bundle_path)
     assistant = Assistant(Retriever(bundle, embedder), None)
     pool = base_questions(bundle, questions_file)
@@ -95,9 +96,11 @@ def main(argv: list[str] | None = None, embedder=None) -> int:
     parser.add_argument("--questions", type=int, default=1000, help="questions to answer (default 1,000)")
     parser.add_argument("--every", type=int, default=100, help="questions between RSS readings (default 100)")
     parser.add_argument("--questions-file", type=Path, help="eval JSONL file whose questions are asked in turn")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads for the embedding model (default: onnxruntime's, as in the app)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args(argv)
-    r = run(args.bundle, args.questions, max(1, args.every), args.questions_file, embedder)
+    r = run(args.bundle, args.questions, max(1, args.every), args.questions_file, embedder, args.threads)
     if args.json:
         print(json.dumps(r, ensure_ascii=False))
         return 0

@@ -16,7 +16,7 @@ class FakeEmbedder:
     dim = 64
     checksum = "fake-checksum"
 
-    def __init__(self) -> None:
+    def __init__(self, **_options) -> None:  # FastEmbedder's options (threads, memory_arena) mean nothing here
         self.calls = 0
 
     def embed(self, texts):

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from app.bundle.reader import MATCH_END, MATCH_START, guide_search_query  # noqa: E402
+from app.bundle.reader import MATCH_END, MATCH_START, SEARCH_WORD_CHARS, guide_search_query  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gui.main_window import DEGRADED_NOTES, TAB_ASK, TAB_SEARCH  # noqa: E402
 from app.gui.render import answer_as_text, answer_html, mark_prefixes, snippet_html  # noqa: E402
@@ -29,6 +29,10 @@ def test_guide_search_query_quotes_every_word():
     assert guide_search_query("oled bla") == ('"oled"* "bla"*', '"oled"* OR "bla"*')
     assert guide_search_query('C++ AND "x -v') == ('"C++"* "AND"* """x"* "-v"*', '"C++"* OR "AND"* OR """x"* OR "-v"*')
     assert guide_search_query(" -- ") == ("", "")
+    # A pasted wall of text is searched by the start of each word (a long FTS5 phrase took seconds and
+    # hundreds of MB): at most 12 words of at most SEARCH_WORD_CHARS characters.
+    every, _ = guide_search_query("(c" * 63_000 + " display" * 20)
+    assert every == " ".join(['"' + "(c" * (SEARCH_WORD_CHARS // 2) + '"*'] + ['"display"*'] * 11)
 
 
 def test_bundle_search_guides_prefix_snippets_and_hostile_input(gui_bundle):

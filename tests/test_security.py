@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,14 +22,14 @@ _LOOKUP_HINTS = ("/var/run/nscd/socket", "/run/nscd/socket", "/etc/resolv.conf",
 
 
 def outbound_attempts(trace: str) -> list[str]:
-    """Lines of an ``strace -f -e trace=connect,sendto,sendmsg,openat`` log that show a name lookup
+    """Lines of an ``strace -f -e trace=connect,sendto,sendmsg,sendmmsg,openat`` log that show a name lookup
     (DNS port 53, the nscd socket, resolv.conf) or a connection to an address other than loopback."""
     bad = []
     for line in trace.splitlines():
         if any(hint in line for hint in _LOOKUP_HINTS):  # attempted, even when it failed
             bad.append(line)
             continue
-        if not re.search(r"\b(connect|sendto|sendmsg)\(", line):
+        if not re.search(r"\b(connect|sendto|sendmsg|sendmmsg)\(", line):
             continue
         match = _INET.search(line)
         if not match:
@@ -68,16 +69,59 @@ def _strace() -> str:
     return strace
 
 
+#: What strace records: every way to reach another machine or look a name up, and every file opened.
+_TRACED = "trace=connect,sendto,sendmsg,sendmmsg,openat"
+
+
+def _trace_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of a traced run: a fresh (temporary) home folder, the repository's code and
+    models, and none of the overrides that would send the app's files somewhere else than a student's
+    home (so that anything written about the user shows up in ``home``)."""
+    from app.config import models_dir
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                        "XDG_STATE_HOME", "LANTERN_CONFIG_DIR", "LANTERN_LOG_DIR", "LANTERN_BUNDLE")}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), LANTERN_MODELS_DIR=str(models_dir()), **extra)
+    return env
+
+
+def _traced(strace: str, argv: list[str], env: dict[str, str], cwd: Path, log: Path,
+            timeout: float = 300, opens: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Run ``argv`` under ``strace -f``; fail on a non-zero exit or any outbound attempt in the trace,
+    or when a file named in ``opens`` (a model) was not opened by the traced processes."""
+    run = subprocess.run([strace, "-f", "-qq", "-e", _TRACED, "-o", str(log), *argv], env=env, cwd=cwd,
+                         capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, f"{argv[1:]} exited {run.returncode}: {run.stderr[-2000:]}"
+    trace = log.read_text(errors="replace")
+    attempts = outbound_attempts(trace)
+    assert attempts == [], f"outbound attempts while running {argv[1:]}:\n" + "\n".join(attempts[:20])
+    for name in opens:
+        assert re.search(rf'openat\(.*/{re.escape(name)}"', trace), f"{argv[1:]} did not open {name}"
+    return run
+
+
+def _files_in(home: Path) -> list[str]:
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+
+
+def _needs_models(chat: bool = False) -> None:
+    from app.config import load_manifest, models_dir
+
+    manifest = load_manifest()
+    if not (models_dir() / "all-MiniLM-L6-v2" / "model.onnx").is_file() or not manifest:
+        pytest.skip("the embedding model is missing; run `make models`")
+    if chat and not (models_dir() / manifest["chat"]).is_file():
+        pytest.skip("the chat model is missing; run `make models`")
+
+
 @pytest.mark.real
 def test_real_embedder_makes_no_outbound_attempt_and_writes_no_device_id(tmp_path):
     """Build a tiny course and search it with the real embedding model under ``strace -f``, then stay
     alive 12 s (onnxruntime's uploader made its lookup about 9 s after the model loaded): no name
     lookup, no connection off the machine, and nothing written in the (temporary) home folder."""
-    from app.config import load_manifest, models_dir
-
     strace = _strace()
-    if not (models_dir() / "all-MiniLM-L6-v2" / "model.onnx").is_file() or not load_manifest():
-        pytest.skip("the embedding model is missing; run `make models`")
+    _needs_models()
     course = tmp_path / "course"
     course.mkdir()
     (course / "oled.md").write_text("# OLED\n\n## Blank display\n\nCheck the I2C address 0x3C.\n", encoding="utf-8")
@@ -91,18 +135,102 @@ def test_real_embedder_makes_no_outbound_attempt_and_writes_no_device_id(tmp_pat
         assert main(["search", "--bundle", {str(bundle)!r}, "--json", "OLED blank display"]) == 0
         time.sleep(12)
         """)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                        "LANTERN_CONFIG_DIR", "LANTERN_BUNDLE")}
-    env.update(HOME=str(home), PYTHONPATH=str(ROOT), LANTERN_MODELS_DIR=str(models_dir()))
-    log = tmp_path / "trace.txt"
-    run = subprocess.run([strace, "-f", "-qq", "-e", "trace=connect,sendto,sendmsg,openat", "-o", str(log),
-                          sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert outbound_attempts(log.read_text(errors="replace")) == []
-    written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    _traced(strace, [sys.executable, "-c", script], _trace_env(home), tmp_path, tmp_path / "trace.txt", timeout=120)
+    written = _files_in(home)
     assert written == [], f"files written in the home folder: {written}"
+
+
+#: The window, driven as a student would: open it on a bundle through ``lantern --bundle B`` (the
+#: real entry point, real models), ask one question, wait for the checked answer, stay open until 12 s
+#: after the models loaded (onnxruntime's uploader looked a name up about 9 s after loading), close it.
+_WINDOW_SESSION = """\
+import json, sys, time
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(sys.argv[:1])
+from app.cli import main
+from app.gui.main_window import MainWindow
+
+bundle, question = sys.argv[1], sys.argv[2]
+seen = {"asked": False, "loaded": None, "answer": None, "started": time.monotonic()}
+
+
+def step():
+    windows = [w for w in app.topLevelWidgets() if isinstance(w, MainWindow)]
+    if time.monotonic() - seen["started"] > 240:
+        print("the window did not answer within 240 s", file=sys.stderr)
+        app.exit(3)
+        return
+    if not windows:
+        return
+    window = windows[0]
+    if not seen["asked"]:
+        window.question_box.setPlainText(question)
+        window.ask()
+        seen["asked"] = True
+    if window.ready and seen["loaded"] is None:
+        seen["loaded"] = time.monotonic()
+    if seen["answer"] is None and window.answer is not None and not window.busy:
+        answer = window.answer
+        seen["answer"] = {"state": answer.state, "degraded": list(answer.degraded),
+                          "citations": [p.hit.key for p in answer.citations], "checks": dict(answer.checks)}
+    if seen["answer"] is not None and seen["loaded"] is not None and time.monotonic() - seen["loaded"] >= 12:
+        print(json.dumps(seen["answer"]))
+        window.close()  # saves the layout; the last window closed ends app.exec()
+
+
+timer = QTimer()
+timer.timeout.connect(step)
+timer.start(200)
+sys.exit(main(["--bundle", bundle]))
+"""
+
+
+@pytest.mark.real
+def test_real_chat_model_ask_self_test_and_window_make_no_outbound_attempt(tmp_path, course):
+    """``lantern ask`` and ``lantern --self-test`` with both real models, then the window
+    (``QT_QPA_PLATFORM=offscreen``, real models) asked one question, each under ``strace -f``: no name
+    lookup, no connection off the machine. The command line writes nothing in the (temporary) home
+    folder; the window writes only its two documented files (the layout's ``window.ini`` and its log
+    file), and neither holds the question."""
+    from app.config import APP_NAME, load_manifest
+    from app.logfile import LOG_NAME
+
+    strace = _strace()
+    _needs_models(chat=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    bundle = tmp_path / "out" / "course.sqlite"
+    question = "My OLED display stays blank, what should I check?"
+    lantern = [sys.executable, "-m", "app"]
+    env = _trace_env(home)
+    models = ("model.onnx", load_manifest()["chat"])  # both models are loaded inside the trace
+    _traced(strace, [*lantern, "build", str(course), "-o", str(bundle)], env, tmp_path, tmp_path / "build.txt")
+
+    ask = _traced(strace, [*lantern, "ask", "--bundle", str(bundle), "--json", question], env, tmp_path,
+                  tmp_path / "ask.txt", opens=models)
+    reply = json.loads(ask.stdout)
+    assert reply["degraded"] == [] and reply["model"].endswith(".gguf"), reply  # both models ran
+    assert reply["state"] in ("answered", "extractive") and reply["citations"], reply
+    assert "first_token" in reply["timings_ms"], reply  # the chat model was asked
+
+    self_test = _traced(strace, [*lantern, "--self-test", "--bundle", str(bundle)], env, tmp_path,
+                        tmp_path / "self-test.txt", opens=models)
+    assert self_test.stdout.startswith("self-test ok:"), self_test.stdout
+    assert _files_in(home) == [], f"files written in the home folder by the command line: {_files_in(home)}"
+
+    window = _traced(strace, [sys.executable, "-c", _WINDOW_SESSION, str(bundle), question],
+                     _trace_env(home, QT_QPA_PLATFORM="offscreen"), tmp_path, tmp_path / "window.txt", opens=models)
+    shown = json.loads(window.stdout.strip().splitlines()[-1])
+    assert shown["degraded"] == [] and shown["state"] in ("answered", "extractive") and shown["citations"], shown
+    # docs/gui.md: window.ini next to the settings file (the user config folder), the log in the user
+    # log folder (platformdirs on Linux: ~/.config/Lantern and ~/.local/state/lantern/log).
+    documented = {f".config/{APP_NAME}/window.ini", f".local/state/lantern/log/{LOG_NAME}"}
+    written = _files_in(home)
+    assert set(written) <= documented, f"undocumented files written in the home folder by the window: {written}"
+    for name in written:
+        assert "stays blank" not in (home / name).read_text(errors="replace"), f"{name} holds the question"
 
 
 def test_guide_text_reaches_the_model_only_as_delimited_data(course, tmp_path):
@@ -139,3 +267,30 @@ def test_guide_text_reaches_the_model_only_as_delimited_data(course, tmp_path):
     assert "</ source>" in user and '< source n="9">' in user
     inside = [block for block in user.split("</source>") if "ACCESS GRANTED" in block]
     assert len(inside) == 1 and '<source n="' in inside[0].split("ACCESS GRANTED")[0]
+
+
+def test_question_time_embedder_runs_without_onnxruntimes_memory_arena(monkeypatch):
+    """Memory stays flat over a long session (docs/security.md, soak run): the embedder that answers
+    questions runs without onnxruntime's memory arena, with glibc's mmap threshold fixed; the build's
+    keeps the arena (faster on long batches, and the process ends)."""
+    import app.embedding  # first: it switches onnxruntime's telemetry off before fastembed loads it
+    from app.config import models_dir
+
+    if not (models_dir() / "all-MiniLM-L6-v2" / "model.onnx").is_file():
+        pytest.skip("the embedding model is missing; run `make models`")
+    import fastembed
+    seen: list[dict] = []
+    monkeypatch.setattr(fastembed, "TextEmbedding", lambda **options: seen.append(options))
+    released: list[bool] = []
+    monkeypatch.setattr(app.embedding, "return_freed_memory", lambda: released.append(True) or True)
+    app.embedding.FastEmbedder()
+    assert seen[-1]["enable_cpu_mem_arena"] is False and released == [True]
+    app.embedding.FastEmbedder(memory_arena=True)
+    assert seen[-1]["enable_cpu_mem_arena"] is True and released == [True]
+
+
+def test_return_freed_memory_raises_nothing():
+    from app.embedding import return_freed_memory
+
+    glibc = sys.platform.startswith("linux") and bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    assert return_freed_memory() is glibc

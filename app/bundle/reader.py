@@ -74,6 +74,11 @@ APPROX_KNN_MIN = 20_000
 BINARY_RESCORE = 1600
 #: Guide search: matches of one guide shown before every other guide's (see ``search_guides``).
 SEARCH_PER_GUIDE = 3
+#: Guide search: the first characters of each word that are searched. FTS5 splits a quoted term into
+#: tokens and matches them as a phrase; one pasted 126,000-character "word" of punctuation and letters
+#: (``(c(c(c…``) made a 63,000-token phrase that took 7 s and 530 MB (16 s for ``1]1]1]…``) in the
+#: fuzz run (docs/security.md). Words are prefix terms, so a longer one is still found by its start.
+SEARCH_WORD_CHARS = 64
 
 
 def guide_search_query(text: str) -> tuple[str, str]:
@@ -82,9 +87,9 @@ def guide_search_query(text: str) -> tuple[str, str]:
 
     Every word goes through :func:`quote_fts`, so ``C++``, ``AND``, ``"`` and ``-v`` are
     searched as text, never parsed as FTS5 syntax. Pieces without a letter or digit are dropped
-    (FTS5 would find no token in them).
+    (FTS5 would find no token in them); each word is cut to its first SEARCH_WORD_CHARS characters.
     """
-    words = [w for w in text.split() if re.search(r"\w", w)][:12]
+    words = [w[:SEARCH_WORD_CHARS] for w in text.split() if re.search(r"\w", w)][:12]
     terms = [quote_fts(w) + "*" for w in words]
     return " ".join(terms), " OR ".join(terms)
 
