@@ -7,6 +7,7 @@ as CI does after `make dist`, to make a missing build a failure instead).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,3 +81,28 @@ def test_installer_leaves_out_what_the_app_never_loads():
     assert app_bytes / 2**20 <= APP_BUDGET_MIB, (
         f"the app without models and bundle is {app_bytes / 2**20:.0f} MiB (budget {APP_BUDGET_MIB}); "
         "`python3 scripts/dist_sizes.py dist/lantern` shows where it goes")
+
+
+@pytest.mark.real
+def test_frozen_self_test_makes_no_outbound_attempt_and_writes_nothing_at_home(tmp_path):
+    """The installed app's self-test (both models, the bundled course) under ``strace -f``: no name
+    lookup, no connection to another machine, nothing written in the (fresh) home folder. The
+    network namespace of the test above hides failed attempts; the trace shows them."""
+    if not EXE.is_file():
+        if os.environ.get("LANTERN_REQUIRE_DIST") == "1":
+            pytest.fail(f"{EXE} is missing: run `make dist` before this test.")
+        pytest.skip("the installer is not built (make dist)")
+    from .test_security import _TRACED, _files_in, _strace, outbound_attempts
+    strace = _strace()
+    home = tmp_path / "home"
+    home.mkdir()
+    log = tmp_path / "trace.log"
+    result = subprocess.run([strace, "-f", "-qq", "-e", _TRACED, "-o", str(log), str(EXE), "--self-test"],
+                            env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("self-test ok: bundle ")
+    trace = log.read_text(errors="replace")
+    assert outbound_attempts(trace) == [], "\n".join(outbound_attempts(trace)[:20])
+    assert re.search(r'openat\(.*\.gguf"', trace), "the self-test did not load the chat model"
+    assert _files_in(home) == []
