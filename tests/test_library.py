@@ -476,13 +476,13 @@ def test_an_interrupted_copy_or_a_failed_rename_changes_nothing(versions, monkey
     assert install(versions["v1"]) == 0
     capsys.readouterr()
     before = snapshot(d)
-    real_copy = inst._copy
+    real_copy = inst.copy_flushed
 
     def half_copy(source, dest):
         dest.write_bytes(Path(source).read_bytes()[:4096])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(inst, "_copy", half_copy)
+    monkeypatch.setattr(inst, "copy_flushed", half_copy)
     assert install(versions["v2"]) == 1
     assert "No space left on device" in capsys.readouterr().err and snapshot(d) == before
 
@@ -490,10 +490,10 @@ def test_an_interrupted_copy_or_a_failed_rename_changes_nothing(versions, monkey
         dest.write_bytes(Path(source).read_bytes())
         _flip_a_bit_in_a_guide(dest)
 
-    monkeypatch.setattr(inst, "_copy", garbled_copy)
+    monkeypatch.setattr(inst, "copy_flushed", garbled_copy)
     assert install(versions["v2"]) == 1
     assert "does not match the original" in capsys.readouterr().err and snapshot(d) == before
-    monkeypatch.setattr(inst, "_copy", real_copy)
+    monkeypatch.setattr(inst, "copy_flushed", real_copy)
     real_replace = os.replace
 
     def failing_replace(src, dst):

@@ -37,7 +37,6 @@ app has open cannot be replaced: close the app first).
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ import apsw
 import filelock
 
 from ..errors import BundleError
+from .files import copy_flushed, fsync_dir, keep_copy
 from .library import (
     DIGEST_MISMATCH,
     DIGEST_NOT_RECORDED,
@@ -59,8 +59,6 @@ from .library import (
 )
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-#: Bytes copied at a time (1 MiB).
-COPY_CHUNK = 1 << 20
 #: The install lock's file in a course folder (empty; it stays after an install: deleting a lock
 #: file another process may be waiting on would let a third one take a second lock).
 LOCK_NAME = ".lantern-install.lock"
@@ -224,42 +222,6 @@ def _installed_facts(path: Path, embedding) -> tuple[BundleFacts | None, str]:
         return None, f"the installed file could not be verified and will be replaced ({exc})"
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Flush a folder's entries (the renames) to disk where the OS allows it (not on Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _copy(source: Path, dest: Path) -> None:
-    """Copy ``source`` to ``dest`` and flush ``dest`` to disk. Raises OSError."""
-    with open(source, "rb") as src, open(dest, "wb") as out:
-        shutil.copyfileobj(src, out, COPY_CHUNK)
-        out.flush()
-        os.fsync(out.fileno())
-
-
-def _keep_copy(current: Path, keep: Path, folder: Path) -> None:
-    """Make ``keep`` a complete copy of ``current`` (a hard link when possible), atomically."""
-    tmp = folder / f".{keep.name}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        try:
-            os.link(current, tmp)
-        except OSError:
-            _copy(current, tmp)
-        os.replace(tmp, keep)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def _prepare_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -381,7 +343,7 @@ def _replace(source: Path, new: BundleFacts, folder: Path, embedding, plan: Inst
     tmp = folder / f".{new.course_id}.{uuid.uuid4().hex[:8]}.installing"
     try:
         try:
-            _copy(source, tmp)
+            copy_flushed(source, tmp)
         except OSError as exc:
             raise BundleError(f"Copying {source} into {folder} failed ({exc.strerror or exc}); nothing was changed. "
                               "Check free space and that the stick is still plugged in, then try again.") from exc
@@ -395,13 +357,13 @@ def _replace(source: Path, new: BundleFacts, folder: Path, embedding, plan: Inst
                               "Try again once it is no longer being written.")
         try:
             if current.exists():
-                _keep_copy(current, keep, folder)
+                keep_copy(current, keep, folder)
                 plan.previous = keep
             os.replace(tmp, current)
         except OSError as exc:
             raise BundleError(f"{current} could not be replaced ({exc.strerror or exc}); the installed version is "
                               "unchanged. Close Lantern on this PC (or free disk space) and try again.") from exc
-        _fsync_dir(folder)
+        fsync_dir(folder)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -447,7 +409,7 @@ def _swap(course_id: str, folder: Path) -> None:
             try:
                 os.link(current, swap)
             except OSError:
-                _copy(current, swap)
+                copy_flushed(current, swap)
         os.replace(keep, current)
         restored_in_place = True
         if swap.exists():
@@ -459,4 +421,4 @@ def _swap(course_id: str, folder: Path) -> None:
     finally:
         if swap.exists() and not restored_in_place:
             swap.unlink()
-    _fsync_dir(folder)
+    fsync_dir(folder)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,6 +21,7 @@ from ..errors import BundleError
 from ..ranking import diversify_sources, top_k
 from ..records import Heading
 from ..usertext import clean_user_text
+from .fts import SEARCH_WORD_CHARS, clean_snippet, guide_search_query  # noqa: F401  (re-exported)
 from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
 log = logging.getLogger(__name__)
@@ -74,26 +74,6 @@ APPROX_KNN_MIN = 20_000
 BINARY_RESCORE = 1600
 #: Guide search: matches of one guide shown before every other guide's (see ``search_guides``).
 SEARCH_PER_GUIDE = 3
-#: Guide search: the first characters of each word that are searched. FTS5 splits a quoted term into
-#: tokens and matches them as a phrase; one pasted 126,000-character "word" of punctuation and letters
-#: (``(c(c(c…``) made a 63,000-token phrase that took 7 s and 530 MB (16 s for ``1]1]1]…``) in the
-#: fuzz run (docs/security.md). Words are prefix terms, so a longer one is still found by its start.
-SEARCH_WORD_CHARS = 64
-
-
-def guide_search_query(text: str) -> tuple[str, str]:
-    """FTS5 queries for what a student typed: ``(all words, any word)``, each word a quoted
-    prefix term (``"oled"* "bla"*``); ``("", "")`` when nothing searchable is left.
-
-    Every word goes through :func:`quote_fts`, so ``C++``, ``AND``, ``"`` and ``-v`` are
-    searched as text, never parsed as FTS5 syntax. Pieces without a letter or digit are dropped
-    (FTS5 would find no token in them); each word is cut to its first SEARCH_WORD_CHARS characters.
-    """
-    words = [w[:SEARCH_WORD_CHARS] for w in text.split() if re.search(r"\w", w)][:12]
-    terms = [quote_fts(w) + "*" for w in words]
-    return " ".join(terms), " OR ".join(terms)
-
-
 @dataclass(frozen=True)
 class SourceInfo:
     """One guide as stored in the bundle."""
@@ -278,7 +258,7 @@ class BundleReader:
                 return []
             if rows:
                 ranked = diversify_sources([(r, 0.0) for r in rows], lambda row: row[1], SEARCH_PER_GUIDE)
-                return [GuideMatch(r[0], r[1], r[2], r[3], r[4], _clean_snippet(r[5])) for r, _ in ranked[:limit]]
+                return [GuideMatch(r[0], r[1], r[2], r[3], r[4], clean_snippet(r[5])) for r, _ in ranked[:limit]]
         return []
 
     # --- semantic ---------------------------------------------------------------------
@@ -454,11 +434,3 @@ def _sign_code(values: np.ndarray) -> np.ndarray:
     if pad:
         bits = np.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
     return np.packbits(bits, axis=-1).view(np.uint64)
-
-
-def _clean_snippet(snippet: str) -> str:
-    """One line of a snippet: Markdown heading marks, emphasis, backticks and runs of
-    whitespace removed (the match markers stay)."""
-    lines = [re.sub(r"^#{1,6}\s+", "", line.strip()) for line in snippet.splitlines()]
-    text = re.sub(r"\*\*|__|`", "", " ".join(lines))
-    return " ".join(text.split())
