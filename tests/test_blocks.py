@@ -140,3 +140,13 @@ def test_a_colon_leading_to_a_paragraph_is_quoted_with_it_and_a_colon_leading_no
     html = "## Storage\n\nThe storage system has these aspects:\n\n<ul><li>cost</li></ul>\n\nStorage costs money.\n"
     answer, _ = extractive_answer("Which aspects does the storage system have?", [_passage(html)])
     assert "these aspects:" not in answer and "Storage costs money." in answer
+
+
+def test_a_list_completed_from_the_guide_is_not_called_partial_when_counting():
+    guide = ("## Principles\n\nThe course emphasises these principles:\n\n"
+             "- Keep the wiring short.\n- Test every sensor on its own first.\n- Label every cable.\n\n"
+             "## Next\n\nSomething else.\n")
+    chunk = guide[:guide.index("- Keep")]
+    answer, _ = extractive_answer("How many principles does the course emphasise?", [_passage(chunk)],
+                                  guide_text=lambda path: guide)
+    assert "- Label every cable." in answer and "Only part of the list" not in answer

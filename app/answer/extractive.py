@@ -359,7 +359,10 @@ def _list_goes_on(quote: Quote, quotes: list[Quote], guide_text: Callable[[str],
         return False  # not the guide's text (a converted file): no way to tell
     seen = [q.passage.hit.span for q in quotes if q.passage.hit.source == hit.source]
     text = hit.text
-    if not text[max(u.end for u in lists):].strip():  # the list ends the passage: does the guide go on?
+    last = max(u.end for u in lists)
+    if last > len(text):  # the list was completed from the guide (_continuation): it was read to its end
+        pass
+    elif not text[last:].strip():  # the list ends the passage: does the guide go on?
         after = guide[hit.span[1]:]
         nxt = next((line for line in after.splitlines() if line.strip()), "")
         gap = len(after) - len(after.lstrip())
