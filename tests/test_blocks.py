@@ -150,3 +150,12 @@ def test_a_list_completed_from_the_guide_is_not_called_partial_when_counting():
     answer, _ = extractive_answer("How many principles does the course emphasise?", [_passage(chunk)],
                                   guide_text=lambda path: guide)
     assert "- Label every cable." in answer and "Only part of the list" not in answer
+
+
+def test_a_reference_style_link_is_quoted_as_its_text_and_code_brackets_are_kept():
+    text = ("Install the tools from [the setup page][setup] before the first lab.\n\n"
+            "Index a grid with `grid[row][col]` in the loop.\n")
+    answer, _ = extractive_answer("What should I install before the first lab?", [_passage(text)])
+    assert "from the setup page before" in answer and "[setup]" not in answer
+    units = passage_units(text)
+    assert "`grid[row][col]`" in units[1].text

@@ -163,3 +163,18 @@ def test_an_aes_pdf_in_the_installed_app_points_to_the_source_install(course, mo
     warnings = [w for w in read_course(course).warnings if w.startswith("handout.pdf")]
     assert warnings == ["handout.pdf: the PDF is AES-encrypted, which the installed app cannot read; build this "
                         "course with Lantern installed from source (`make setup`); skipped"]
+
+
+def test_site_markup_lines_are_not_guide_text(tmp_path):
+    # A Carpentries-style lesson: fenced-div call-outs, kramdown attribute lists and Liquid tags.
+    (tmp_path / "lesson.md").write_text(
+        "# Feedback\n\nAsk for feedback twice a day.\n\n"
+        ":::::::::::::::::::::::::::::::::::::::  callout\n\n## Minute cards\n\n"
+        "Learners write one good and one bad thing on a card.\n\n::::::::::::::::::::::::::::\n\n"
+        "> Sticky notes show who needs help.\n{: .challenge}\n\n"
+        "```bash\n:::\n{: .kept}\n```\n{: .language-bash}\n\n{% include links.md %}\n", encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert ":::" not in text.replace("```bash\n:::\n{: .kept}\n```", "")
+    assert "{: .challenge}" not in text and "{% include" not in text and "{: .language-bash}" not in text
+    assert "```bash\n:::\n{: .kept}\n```" in text  # code is left as it is
+    assert "## Minute cards" in text and "Sticky notes show who needs help.\n\n" in text

@@ -37,6 +37,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"“(\[])|(?<=[。！？]
 _LIST_MARKER = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _BARE_URL = re.compile(r"<?https?://\S+>?")
+#: A reference-style link (``[text][label]``, ``[text][]``): its definition sits at the guide's end,
+#: outside the passage, so a quote would show the brackets.
+_REFERENCE_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
+#: Code a quote shows as it is: a fenced block or an inline code span.
+_CODE_PART = re.compile(r"(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -74,6 +79,15 @@ class Unit:
 
 def _cut(text: str, limit: int = MAX_UNIT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def plain_reference_links(text: str) -> str:
+    """``text`` with each reference-style link outside code replaced by its link text
+    (``see [the setup guide][setup]`` -> ``see the setup guide``); code (``matrix[i][j]``) is kept."""
+    if "][" not in text:
+        return text
+    parts = _CODE_PART.split(text)
+    return "".join(part if n % 2 else _REFERENCE_LINK.sub(r"\1", part) for n, part in enumerate(parts))
 
 
 def is_link_only(text: str) -> bool:
@@ -185,7 +199,7 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
 
     def add(kind: str, shown: str, match: str, start: int, end: int) -> None:
         if shown.strip():
-            units.append(Unit(kind, shown.strip(), match, heading, len(units), start, end))
+            units.append(Unit(kind, plain_reference_links(shown.strip()), match, heading, len(units), start, end))
 
     i = 0
     while i < len(blocks):

@@ -132,6 +132,33 @@ def fences(text: str) -> tuple[Fence, ...]:
     return tuple(found)
 
 
+#: A line that is only a static-site generator's markup, never text a student reads: a Pandoc or
+#: Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing ``:::::``), a
+#: kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid tag
+#: (``{% include links.md %}``). A Docusaurus admonition with a title (``:::tip Pro tip``) keeps
+#: its line: the title is text.
+_SITE_MARKUP_LINE = re.compile(
+    r"(?m)^[ \t]{0,3}(?::{3,}[ \t]*(?:\{[^}\n]*\}|[\w-]+)?[ \t]*:*|\{:[^}\n]*\}|\{%[^%\n]*%\})[ \t]*$")
+
+
+def blank_site_markup(text: str) -> str:
+    """``text`` with every line of site markup (see ``_SITE_MARKUP_LINE``) outside code blocks
+    made empty; line breaks are kept, so the paragraphs around such a line separate as the site
+    would show them (a ``{: .callout}`` right under a quote no longer joins the quote's last
+    sentence, an opening ``::::: challenge`` no longer starts the paragraph under it).
+
+    Many course sites (The Carpentries' lessons, Jekyll and Pandoc books) write their call-out
+    boxes this way; left in, the markers were indexed as words and quoted as sentences."""
+    if ":::" not in text and "{:" not in text and "{%" not in text:
+        return text
+    code = [(f.start, f.end) for f in fences(text)]
+
+    def blank(match: re.Match) -> str:
+        return match.group(0) if any(s <= match.start() < e for s, e in code) else ""
+
+    return _SITE_MARKUP_LINE.sub(blank, text)
+
+
 def front_matter_end(text: str) -> int:
     """Character offset just past a leading YAML front matter block (0 when there is none)."""
     for token in parser().parse(text):
