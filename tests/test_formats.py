@@ -178,3 +178,20 @@ def test_site_markup_lines_are_not_guide_text(tmp_path):
     assert "{: .challenge}" not in text and "{% include" not in text and "{: .language-bash}" not in text
     assert "```bash\n:::\n{: .kept}\n```" in text  # code is left as it is
     assert "## Minute cards" in text and "Sticky notes show who needs help.\n\n" in text
+
+
+def test_myst_directives_and_roles_become_what_the_book_shows(tmp_path):
+    # A Jupyter Book (MyST) guide: a target line, roles, a figure, an admonition, a code cell, a toctree.
+    (tmp_path / "share.md").write_text(
+        "(share-label)=\n# Sharing data\n\n"
+        "You can {ref}`share your code safely <code-label>` and use a {term}`synthetic dataset` "
+        "instead {cite:ps}`smith2020,lee2021`.\n\n"
+        "```{figure} ../figures/map.*\n---\nname: map\nalt: a map\n---\nMilestones on a road map.\n```\n\n"
+        "```{admonition} Keep keys out of Git\n:class: warning\nStore secrets in environment variables.\n```\n\n"
+        "```{code-cell} python\nprint(df[{ref}`x`])\n```\n\n```{toctree}\nchapter-one\n```\n", encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert "You can share your code safely and use a synthetic dataset instead." in text
+    assert "Milestones on a road map." in text and "figures/map" not in text and "name: map" not in text
+    assert "**Keep keys out of Git**\n\nStore secrets in environment variables." in text and ":class:" not in text
+    assert "```python\nprint(df[{ref}`x`])\n```" in text  # code is code: its text is not touched
+    assert "toctree" not in text and "chapter-one" not in text and "(share-label)=" not in text

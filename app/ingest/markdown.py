@@ -159,6 +159,83 @@ def blank_site_markup(text: str) -> str:
     return _SITE_MARKUP_LINE.sub(blank, text)
 
 
+#: MyST (Jupyter Book) directives whose body is prose: the fence lines and options go, the body stays.
+_PROSE_DIRECTIVES = {"note", "warning", "tip", "important", "hint", "attention", "caution", "danger", "error",
+                     "seealso", "admonition", "dropdown", "topic", "sidebar", "margin", "epigraph", "figure",
+                     "glossary", "card", "tab-item", "div", "container", "prf:definition", "prf:example"}
+#: MyST directives whose body is code: kept as a plain code block in the named language.
+_CODE_DIRECTIVES = {"code-cell", "code-block", "code", "sourcecode"}
+#: MyST directives that hold no text for a student (tables of contents, file inclusions).
+_DROPPED_DIRECTIVES = {"toctree", "tableofcontents", "bibliography", "include", "literalinclude", "image", "raw"}
+#: Directives whose argument is a title worth showing (others take a file path).
+_TITLED_DIRECTIVES = {"admonition", "dropdown", "topic", "sidebar", "card", "tab-item", "prf:definition",
+                      "prf:example"}
+#: A MyST role: ``{ref}`text <target>` ``, ``{term}`BM25` ``, ``{cite:ps}`key` ``.
+_ROLE = re.compile(r"(\s*)\{([a-z][\w:+.-]*)\}`([^`\n]*)`")
+#: A MyST target line: ``(section-label)=``.
+_TARGET_LINE = re.compile(r"(?m)^\([\w:.-]+\)=[ \t]*$")
+
+
+def _directive_body(name: str, argument: str, body: str) -> str:
+    lines = body.splitlines()
+    if lines and lines[0].strip() == "---":  # YAML options between two --- lines
+        close = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+        lines = lines[close + 1:] if close is not None else lines[1:]
+    while lines and re.match(r"^\s*:[\w-]+:", lines[0]):  # :option: value lines
+        lines = lines[1:]
+    if name in _CODE_DIRECTIVES:
+        language = argument.split()[0] if argument.split() else ""
+        return f"```{language}\n" + "\n".join(lines) + "\n```\n"
+    title = f"**{argument.strip()}**\n\n" if name in _TITLED_DIRECTIVES and argument.strip() else ""
+    return title + "\n".join(lines).strip("\n") + "\n"
+
+
+def _role_text(match: re.Match) -> str:
+    space, role, content = match.group(1), match.group(2), match.group(3)
+    if role.startswith(("cite", "footcite")) or role in ("numref", "eq", "download"):
+        return ""  # citation keys and figure numbers mean nothing outside the built book
+    shown = re.sub(r"\s*<[^<>]*>$", "", content).strip() if content.rstrip().endswith(">") else content
+    return space + shown.lstrip("~")
+
+
+def unwrap_myst(text: str) -> str:
+    """``text`` with MyST (Jupyter Book) markup turned into the Markdown a student reads: prose
+    directives (```` ```{note} ````, ```` ```{figure} path ````, ```` ```{admonition} Title ````) lose their
+    fence, argument path and options and keep their body (a title in bold); code directives
+    (```` ```{code-cell} python ````) become plain code blocks; tables of contents and inclusions go;
+    target lines (``(label)=``) are emptied; roles become their text (``{ref}`the setup <setup>` ``
+    -> ``the setup``, ``{term}`BM25` `` -> ``BM25``) and citation roles (``{cite:ps}`key` ``) go.
+    Unknown directives are left as they are. Only unindented directives are unwrapped (one inside
+    a list item keeps its fence)."""
+    if "{" not in text and ")=" not in text:
+        return text
+    starts = line_starts(text)
+    last = len(starts) - 1
+    replacements: list[tuple[int, int, str]] = []
+    for token in _fragment_parser().parse(text):
+        if token.type != "fence" or not token.map or not token.info.startswith("{"):
+            continue
+        start, end = starts[min(token.map[0], last)], starts[min(token.map[1], last)]
+        if text[start:start + 1] not in "`~":
+            continue
+        name, _, argument = token.info[1:].partition("}")
+        name = name.strip().lower()
+        if name in _DROPPED_DIRECTIVES:
+            replacements.append((start, end, "\n"))
+        elif name in _PROSE_DIRECTIVES or name in _CODE_DIRECTIVES:
+            body = _directive_body(name, argument, token.content)
+            replacements.append((start, end, body + ("\n" if end < len(text) else "")))
+    for start, end, new in reversed(replacements):
+        text = text[:start] + new + text[end:]
+    text = _TARGET_LINE.sub("", text)
+    code = [(f.start, f.end) for f in fences(text)]
+
+    def role(match: re.Match) -> str:
+        return match.group(0) if any(s <= match.start() < e for s, e in code) else _role_text(match)
+
+    return _ROLE.sub(role, text)
+
+
 def front_matter_end(text: str) -> int:
     """Character offset just past a leading YAML front matter block (0 when there is none)."""
     for token in parser().parse(text):

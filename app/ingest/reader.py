@@ -18,7 +18,8 @@ text (a binary file with a text extension), and a file or folder whose name is n
 (a bundle stores paths as text; on POSIX such names reach Python as lone surrogates). Images referenced by guides are collected
 separately as assets. In Markdown guides, lines that are only a site generator's markup
 (fenced-div markers, kramdown attribute lists, Liquid tags) are emptied
-(:func:`app.ingest.markdown.blank_site_markup`).
+(:func:`app.ingest.markdown.blank_site_markup`), and MyST (Jupyter Book) directives and roles
+become the Markdown they show (:func:`app.ingest.markdown.unwrap_myst`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..errors import CourseFolderError
 from ..records import SourceDoc
 from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
 from .html import html_to_markdown
-from .markdown import blank_site_markup
+from .markdown import blank_site_markup, unwrap_myst
 from .pdf import UnreadablePdf, pdf_to_markdown
 
 MARKDOWN_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
@@ -207,7 +208,7 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
                     report.notes.append(f"{rel}: HTML page without text; skipped")
                     continue
         if kind == "markdown":
-            text = blank_site_markup(text)
+            text = blank_site_markup(unwrap_myst(text))
         report.documents.append(SourceDoc(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest(),
                                           size_bytes=len(data), kind=kind, language=language))
     if not report.documents:
