@@ -195,3 +195,14 @@ def test_myst_directives_and_roles_become_what_the_book_shows(tmp_path):
     assert "**Keep keys out of Git**\n\nStore secrets in environment variables." in text and ":class:" not in text
     assert "```python\nprint(df[{ref}`x`])\n```" in text  # code is code: its text is not touched
     assert "toctree" not in text and "chapter-one" not in text and "(share-label)=" not in text
+
+
+def test_a_bare_myst_reference_shows_the_title_of_the_section_it_names_in_any_guide(tmp_path):
+    (tmp_path / "a.md").write_text("# Code\n\nShare your code on Zenodo (see {ref}`cite-software`) "
+                                   "or ask a librarian (see {ref}`not-in-this-course`). Call `main()` first.\n",
+                                   encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Credit\n\n(cite-software)=\n\n## Citing `software`\n\nUse a DOI.\n",
+                                   encoding="utf-8")
+    docs = {d.path: d.text for d in read_course(tmp_path).documents}
+    assert "Share your code on Zenodo (see Citing software) or ask a librarian. Call `main()` first." in docs["a.md"]
+    assert "(cite-software)=" not in docs["b.md"] and "## Citing `software`" in docs["b.md"]

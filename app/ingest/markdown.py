@@ -174,6 +174,21 @@ _TITLED_DIRECTIVES = {"admonition", "dropdown", "topic", "sidebar", "card", "tab
 _ROLE = re.compile(r"(\s*)\{([a-z][\w:+.-]*)\}`([^`\n]*)`")
 #: A MyST target line: ``(section-label)=``.
 _TARGET_LINE = re.compile(r"(?m)^\([\w:.-]+\)=[ \t]*$")
+#: A target line and the heading under it (blank lines between allowed).
+_TARGET_HEADING = re.compile(r"(?m)^\(([\w:.-]+)\)=[ \t]*\n(?:[ \t]*\n)*[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+#: What is left of "(see {ref}`unknown-label`)" once the label is gone.
+_EMPTY_SEE = re.compile(r"[ \t]*\([ \t]*(?:(?:see|see also|cf\.)[ \t]*)?\uE000[ \t]*\)")
+#: Marks where a role that shows nothing stood, until its "(see …)" is removed.
+_GONE = "\uE000"
+
+
+def myst_labels(text: str) -> dict[str, str]:
+    """The MyST target labels of a guide and the titles of the headings they mark
+    (``(setup)=`` above ``## Setting up`` gives ``{"setup": "Setting up"}``), for
+    :func:`unwrap_myst` to show a bare ``{ref}`setup` `` as the section's title."""
+    if ")=" not in text:
+        return {}
+    return {m.group(1): re.sub(r"[`*_]", "", m.group(2)).strip() for m in _TARGET_HEADING.finditer(text)}
 
 
 def _directive_body(name: str, argument: str, body: str) -> str:
@@ -190,21 +205,28 @@ def _directive_body(name: str, argument: str, body: str) -> str:
     return title + "\n".join(lines).strip("\n") + "\n"
 
 
-def _role_text(match: re.Match) -> str:
+def _role_text(match: re.Match, labels: dict[str, str]) -> str:
     space, role, content = match.group(1), match.group(2), match.group(3)
     if role.startswith(("cite", "footcite")) or role in ("numref", "eq", "download"):
         return ""  # citation keys and figure numbers mean nothing outside the built book
-    shown = re.sub(r"\s*<[^<>]*>$", "", content).strip() if content.rstrip().endswith(">") else content
-    return space + shown.lstrip("~")
+    if content.rstrip().endswith(">"):
+        return space + re.sub(r"\s*<[^<>]*>$", "", content).strip()
+    if role in ("ref", "doc") and re.fullmatch(r"[\w:./-]+", content):
+        # A bare label shows the title of the section it marks; one outside the course shows nothing.
+        return space + labels[content] if content in labels else ""
+    return space + content.lstrip("~")
 
 
-def unwrap_myst(text: str) -> str:
+def unwrap_myst(text: str, labels: dict[str, str] | None = None) -> str:
     """``text`` with MyST (Jupyter Book) markup turned into the Markdown a student reads: prose
     directives (```` ```{note} ````, ```` ```{figure} path ````, ```` ```{admonition} Title ````) lose their
     fence, argument path and options and keep their body (a title in bold); code directives
     (```` ```{code-cell} python ````) become plain code blocks; tables of contents and inclusions go;
     target lines (``(label)=``) are emptied; roles become their text (``{ref}`the setup <setup>` ``
     -> ``the setup``, ``{term}`BM25` `` -> ``BM25``) and citation roles (``{cite:ps}`key` ``) go.
+    A bare ``{ref}`label` `` becomes the title of the heading the label marks (``labels``, from
+    :func:`myst_labels` over the whole course), or nothing when the label is not in the course
+    (with a "(see …)" around it).
     Unknown directives are left as they are. Only unindented directives are unwrapped (one inside
     a list item keeps its fence)."""
     if "{" not in text and ")=" not in text:
@@ -231,9 +253,13 @@ def unwrap_myst(text: str) -> str:
     code = [(f.start, f.end) for f in fences(text)]
 
     def role(match: re.Match) -> str:
-        return match.group(0) if any(s <= match.start() < e for s, e in code) else _role_text(match)
+        if any(s <= match.start() < e for s, e in code):
+            return match.group(0)
+        shown = _role_text(match, labels or {})
+        return shown if shown.strip() else _GONE  # marked until its "(see …)" is removed below
 
-    return _ROLE.sub(role, text)
+    text = _ROLE.sub(role, text)
+    return _EMPTY_SEE.sub("", text).replace(_GONE, "") if _GONE in text else text
 
 
 def front_matter_end(text: str) -> int:

@@ -24,6 +24,7 @@ become the Markdown they show (:func:`app.ingest.markdown.unwrap_myst`).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import os
@@ -34,7 +35,7 @@ from ..errors import CourseFolderError
 from ..records import SourceDoc
 from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
 from .html import html_to_markdown
-from .markdown import blank_site_markup, unwrap_myst
+from .markdown import blank_site_markup, myst_labels, unwrap_myst
 from .pdf import UnreadablePdf, pdf_to_markdown
 
 MARKDOWN_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
@@ -101,6 +102,19 @@ def _undecodable_name(rel: str) -> str | None:
 def _name_warning(shown: str, what: str) -> str:
     return (f"{shown}: the {what} name is not valid UTF-8 (saved on a system using another encoding); "
             f"skipped; rename it and build again")
+
+
+def _read_site_markup(documents: list[SourceDoc]) -> None:
+    """Turn the Markdown guides' site markup into what the site shows, in place: MyST first (its
+    bare cross-references name headings of any guide of the course), then the lines of markup
+    that remain."""
+    labels: dict[str, str] = {}
+    for doc in documents:
+        if doc.kind == "markdown":
+            labels.update(myst_labels(doc.text))
+    for n, doc in enumerate(documents):
+        if doc.kind == "markdown":
+            documents[n] = dataclasses.replace(doc, text=blank_site_markup(unwrap_myst(doc.text, labels)))
 
 
 def check_course_folder(root: Path) -> None:
@@ -207,10 +221,9 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
                 if not text.strip():
                     report.notes.append(f"{rel}: HTML page without text; skipped")
                     continue
-        if kind == "markdown":
-            text = blank_site_markup(unwrap_myst(text))
         report.documents.append(SourceDoc(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest(),
                                           size_bytes=len(data), kind=kind, language=language))
+    _read_site_markup(report.documents)
     if not report.documents:
         raise CourseFolderError(f"The course folder {root} holds no guides Lantern can index "
                                 "(Markdown, text, HTML, PDF or code files); point Lantern at the folder with the guides.")
