@@ -7,14 +7,18 @@ What the package installs (docs/instructors.md, "Roll-out on lab PCs"):
 - /opt/lantern/                         the installer folder as `make dist` built it;
 - /usr/bin/lantern                      a link to /opt/lantern/lantern (the app and the command line);
 - /usr/share/applications/lantern.desktop and /usr/share/icons/hicolor/scalable/apps/lantern.svg;
-- /usr/share/doc/lantern/copyright (packaging/copyright);
+- /usr/share/doc/lantern/copyright (packaging/copyright) and changelog.gz (packaging/debian/changelog.in);
+- /usr/share/man/man1/lantern.1.gz (packaging/lantern.1);
+- /usr/share/lintian/overrides/lantern  the lintian tags expected of a bundled PyInstaller app, each with
+  its reason (packaging/lintian-overrides; docs/instructors.md has the lintian result);
 - /usr/share/lantern/courses/ID.sqlite  each course the installer ships, named by its course id, moved
   out of /opt/lantern/_internal/corpus_bundle/ into the machine-wide course folder the app reads
   (platformdirs' site data folders: /usr/local/share/lantern/courses, then /usr/share/lantern/courses).
   An app that ships no bundle opens the first course there (app.config.default_bundle).
 
 Nothing is fetched: the package is put together from dist/ and the files in packaging/, and
-`dpkg-deb --root-owner-group` writes it (all files owned by root). No maintainer scripts: `dpkg -r`
+`dpkg-deb --root-owner-group` writes it (all files owned by root), with DEBIAN/md5sums for `dpkg --verify`.
+Shared libraries are installed 0644, directories 0755 (Debian policy). No maintainer scripts: `dpkg -r`
 removes exactly the files listed here; course updates installed later with `lantern install` go to
 /usr/local/share/lantern/courses, which the package never touches.
 Exit codes: 0 built (the .deb's path on stdout), 1 a problem you can fix (one sentence on stderr).
@@ -23,13 +27,18 @@ Exit codes: 0 built (the .deb's path on stdout), 1 a problem you can fix (one se
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import os
 import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import tomllib
+from datetime import datetime, timezone
+from email.utils import format_datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,12 +86,48 @@ def project_version() -> str:
         return tomllib.load(f)["project"]["version"]
 
 
+SHARED_LIBRARY = re.compile(r"\.so(\.[0-9.]+)?$")
+
+
 def _link_or_copy(src: str, dst: str) -> None:
-    """A hard link when ``src`` and ``dst`` share a file system (no 700 MB copy), else a copy."""
+    """A hard link when ``src`` and ``dst`` share a file system (no 700 MB copy), else a copy. A shared
+    library that PyInstaller wrote executable (0755) is copied and made 0644 (Debian policy 8.1),
+    so the installer folder in dist/ keeps its modes."""
+    if SHARED_LIBRARY.search(os.path.basename(src)) and os.stat(src).st_mode & 0o111:
+        shutil.copyfile(src, dst)
+        os.chmod(dst, 0o644)
+        return
     try:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+
+
+def _gzip_to(text: str, path: Path) -> None:
+    """``gzip -9n``: no file name or time stamp in the header, so the same text gives the same bytes."""
+    path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+
+
+def changelog(version: str, maintainer: str) -> str:
+    """The package's Debian changelog: one entry for ``version``, dated ``$SOURCE_DATE_EPOCH`` (else now)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = datetime.fromtimestamp(int(epoch) if epoch.isdigit() else time.time(), timezone.utc)
+    text = (PACKAGING / "debian" / "changelog.in").read_text(encoding="utf-8")
+    for key, value in {"VERSION": version, "MAINTAINER": maintainer, "DATE": format_datetime(when)}.items():
+        text = text.replace(f"@{key}@", value)
+    return text
+
+
+def md5sums(root: Path) -> str:
+    """DEBIAN/md5sums: each regular file's MD5 and path (as dh_md5sums writes it)."""
+    lines = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == "DEBIAN" or path.is_symlink() or not path.is_file():
+            continue
+        with open(path, "rb") as f:
+            lines.append(f"{hashlib.file_digest(f, 'md5').hexdigest()}  {rel.as_posix()}\n")
+    return "".join(lines)
 
 
 def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -> list[str]:
@@ -108,10 +153,14 @@ def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -
         target = courses / f"{course_id}.sqlite"
         bundle.replace(target)
         target.chmod(0o644)
+    shipped_dir = app / "_internal" / "corpus_bundle"
+    if not any(shipped_dir.iterdir()):
+        shipped_dir.rmdir()  # empty now: the app reads the machine-wide folder
 
     bin_dir = root / "usr" / "bin"
     bin_dir.mkdir(parents=True)
-    (bin_dir / "lantern").symlink_to(os.path.relpath(app / "lantern", bin_dir))
+    # Absolute: it points from /usr into /opt, another top-level folder (Debian policy 10.5).
+    (bin_dir / "lantern").symlink_to(f"/{PREFIX}/lantern")
     apps = root / "usr" / "share" / "applications"
     apps.mkdir(parents=True)
     shutil.copyfile(PACKAGING / "lantern.desktop", apps / "lantern.desktop")
@@ -121,8 +170,18 @@ def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -
     docs = root / "usr" / "share" / "doc" / "lantern"
     docs.mkdir(parents=True)
     shutil.copyfile(PACKAGING / "copyright", docs / "copyright")
-    for path in (apps / "lantern.desktop", icons / "lantern.svg", docs / "copyright"):
+    _gzip_to(changelog(version, maintainer), docs / "changelog.gz")
+    man = root / "usr" / "share" / "man" / "man1"
+    man.mkdir(parents=True)
+    _gzip_to((PACKAGING / "lantern.1").read_text(encoding="utf-8"), man / "lantern.1.gz")
+    overrides = root / "usr" / "share" / "lintian" / "overrides"
+    overrides.mkdir(parents=True)
+    shutil.copyfile(PACKAGING / "lintian-overrides", overrides / "lantern")
+    for path in (apps / "lantern.desktop", icons / "lantern.svg", docs / "copyright", docs / "changelog.gz",
+                 man / "lantern.1.gz", overrides / "lantern"):
         path.chmod(0o644)
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink())]:
+        folder.chmod(0o755)  # whatever the umask or dist/'s folders were
 
     size_kib = sum((p.lstat().st_size + 1023) // 1024 for p in root.rglob("*") if not p.is_dir())
     control = (PACKAGING / "debian" / "control.in").read_text(encoding="utf-8")
@@ -131,8 +190,11 @@ def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -
         control = control.replace(f"@{key}@", value)
     if "@" in control.replace(maintainer, ""):
         raise PackageError("packaging/debian/control.in has a placeholder this script does not fill; fix the template.")
-    (root / "DEBIAN").mkdir()
-    (root / "DEBIAN" / "control").write_text(control, encoding="utf-8")
+    (root / "DEBIAN").mkdir(mode=0o755)
+    (root / "DEBIAN").chmod(0o755)
+    for name, text in (("control", control), ("md5sums", md5sums(root))):
+        (root / "DEBIAN" / name).write_text(text, encoding="utf-8")
+        (root / "DEBIAN" / name).chmod(0o644)
     return ids
 
 
