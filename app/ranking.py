@@ -34,14 +34,17 @@ def top_k(scores: np.ndarray, k: int, ties: np.ndarray | None = None) -> np.ndar
 
 
 def diversify_sources(fused: list[tuple[Item, float]], source_of: dict[Item, Source] | Callable[[Item], Source],
-                      per_source: int) -> list[tuple[Item, float]]:
+                      per_source: int, factor: float = 0.0) -> list[tuple[Item, float]]:
     """Limit how many chunks of one guide lead the ranking ("source crowding", as web search
     limits results per host): walking ``fused`` best first, the chunks of a source beyond its
-    first ``per_source`` are moved, in order, after every chunk that was not moved. Nothing
-    is dropped and scores are unchanged; ``per_source <= 0`` returns ``fused`` as it is.
+    first ``per_source`` are crowded. With ``factor`` 0 they are moved, in order, after every
+    chunk that was not moved; with ``factor`` in (0, 1] each is placed as if its score were
+    ``factor`` × its score ("soft" crowding: a guide's third chunk far ahead of every other
+    guide's keeps its place, one about as good as theirs waits). Nothing is dropped and the
+    scores returned are unchanged; ``per_source <= 0`` returns ``fused`` as it is.
 
     ``source_of`` maps a chunk id to its source id (a dict or a function); any item and source
-    will do (guide search ranks rows by guide path).
+    will do (guide search ranks rows by guide path). Scores are higher-is-better.
     """
     if per_source <= 0:
         return list(fused)
@@ -53,4 +56,14 @@ def diversify_sources(fused: list[tuple[Item, float]], source_of: dict[Item, Sou
         source = lookup(item[0])
         seen[source] = seen.get(source, 0) + 1
         (kept if seen[source] <= per_source else moved).append(item)
-    return kept + moved
+    if factor <= 0 or not moved:
+        return kept + moved
+    # Merge, keeping each list's order: a crowded chunk goes before the first kept chunk whose
+    # score is below factor x its own (kept chunks first on a tie).
+    merged: list[tuple[Item, float]] = []
+    waiting = list(moved)
+    for item in kept:
+        while waiting and factor * waiting[0][1] > item[1]:
+            merged.append(waiting.pop(0))
+        merged.append(item)
+    return merged + waiting

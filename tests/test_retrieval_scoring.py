@@ -245,6 +245,18 @@ def test_source_crowding_moves_a_guides_extra_chunks_after_the_others():
     assert diversify_sources(fused, source.get, 0) == fused
 
 
+def test_soft_crowding_keeps_a_guides_chunk_far_ahead_of_the_other_guides_in_its_place():
+    fused = [(1, 0.95), (2, 0.94), (3, 0.88), (4, 0.53), (5, 0.52), (6, 0.50)]
+    source = {1: 10, 2: 10, 3: 10, 4: 20, 5: 30, 6: 10}
+    # 0.8 x 0.88 = 0.70 is still above every other guide's chunk: chunk 3 keeps its place; 0.8 x 0.50
+    # is below them all: chunk 6 waits, as with hard crowding.
+    assert diversify_sources(fused, source, 2, 0.8) == [(1, 0.95), (2, 0.94), (3, 0.88), (4, 0.53), (5, 0.52), (6, 0.50)]
+    assert diversify_sources(fused, source, 2) == [(1, 0.95), (2, 0.94), (4, 0.53), (5, 0.52), (3, 0.88), (6, 0.50)]
+    close = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5)]
+    assert diversify_sources(close, {1: 1, 2: 1, 3: 1, 4: 2, 5: 3}, 2, 0.8) == [
+        (1, 0.9), (2, 0.8), (4, 0.6), (3, 0.7), (5, 0.5)]  # 0.56 < 0.6: waits for the close one only
+
+
 def test_cjk_text_is_indexed_as_bigrams():
     assert list(written_words("请问苏黎世温室？ Zürich温室-2 度")) == [
         "请问", "问苏", "苏黎", "黎世", "世温", "温室", "Zürich", "温室", "2", "度"]
@@ -356,3 +368,27 @@ def test_navigation_sections_rank_after_sections_with_content(tmp_path, fake_emb
                       settings=replace(RetrievalSettings(), demote_navigation=False))
     before = [h.heading.split(" › ")[-1] for h in plain.search("OLED display", k=5).hits]
     assert before.index("Next") < before.index("Wiring"), before  # what the demotion changes
+
+
+def test_a_guide_holding_the_answer_in_three_sections_is_not_crowded_out_by_weaker_guides(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "consent.md").write_text(
+        "# Consent forms\n\n## Writing consent forms\n\nConsent forms list what participants agree to.\n\n"
+        "## Signing consent forms\n\nParticipants sign consent forms before the study.\n\n"
+        "## Storing consent forms\n\nStore signed consent forms in a locked cabinet, apart from the data.\n",
+        encoding="utf-8")
+    (course / "other.md").write_text("# Field trips\n\nParticipants bring a signed permission slip.\n", encoding="utf-8")
+    build_bundle(course, tmp_path / "b.sqlite", fake_embedder)
+    reader = BundleReader(tmp_path / "b.sqlite")
+    question = "Where do I keep signed consent forms?"
+    soft = [h.heading.split(" › ")[-1] for h in Retriever(reader, fake_embedder).search(question, k=3).hits]
+    hard = [h.heading.split(" › ")[-1] for h in Retriever(
+        reader, fake_embedder, settings=replace(RetrievalSettings(), crowding_factor=0.0)).search(question, k=3).hits]
+    # The guide's third section scores far above the permission slip: it keeps its place among the
+    # three hits; hard crowding (factor 0) put the unrelated guide there instead.
+    assert soft[0] == "Storing consent forms" and "Field trips" not in soft, soft
+    assert "Field trips" in hard, hard

@@ -160,7 +160,7 @@ class Retriever:
         if self.settings.per_source:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
-                                      self.settings.per_source)
+                                      self.settings.per_source, self.settings.crowding_factor)
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
