@@ -35,8 +35,8 @@ ADDITIVE_EXACT = 5.0
 #: coverage of the best chunk instead.
 MIN_SIMILARITY = 0.25
 MIN_LEXICAL_COVERAGE = 0.6
-#: Source crowding (app/ranking.py ``diversify_sources``): chunks of one guide
-#: beyond this many are ranked after the other guides' chunks; 0 turns it off.
+#: Source crowding (app/ranking.py ``diversify_sources``): chunks of one guide beyond this many
+#: are crowded (see CROWDING_FACTOR); 0 turns it off.
 PER_SOURCE = 2
 #: Soft crowding: a guide's chunk beyond its first PER_SOURCE is placed as if its fused score were
 #: this share of it (0: after every other guide's chunks). 0.8, measured on five question sets
