@@ -51,9 +51,11 @@ test: $(BUNDLE)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# Static checks of app/: ruff (pyflakes, import order, pycodestyle) and mypy (types); settings in pyproject.toml.
+# Static checks: ruff (pyflakes, import order, pycodestyle) on app/ and tests/, mypy (types) on app/;
+# settings in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check app
+	$(BIN)/ruff check tests
 	$(BIN)/mypy app
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).

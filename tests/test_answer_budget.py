@@ -2,15 +2,12 @@
 
 import json
 
-import pytest
-
 from app.answer.answerer import Assistant
 from app.answer.budget import ContextBudget, select_passages, trim_to_window
 from app.answer.verify import check_sentence
 from app.bundle.builder import build_bundle
 from app.bundle.reader import BundleReader
 from app.cli import main
-from app.errors import QuestionError
 from app.records import Hit, Passage
 from app.retrieval.retriever import Retriever
 

@@ -80,7 +80,8 @@ def test_load_questions_reads_the_shared_format(tmp_path):
     (dict(GOOD, expect="maybe"), "`expect` is 'maybe'"),
     (dict(GOOD, expected_sources=[]), "needs at least one expected source"),
     (dict(GOOD, expected_sources=["lessons\\oled.md"]), "/ separators"),
-    (dict(GOOD, history=[{"role": "system", "content": "x"}]), "`history` must be a list of {\"role\": \"user\"|\"assistant\", \"content\": \"...\"} turns."),
+    (dict(GOOD, history=[{"role": "system", "content": "x"}]),
+     "`history` must be a list of {\"role\": \"user\"|\"assistant\", \"content\": \"...\"} turns."),
     (dict(GOOD, must_contain_any="0x3C"), "`must_contain_any` must be a list"),
 ])
 def test_bad_question_lines_are_named_with_their_line(tmp_path, bad, message):

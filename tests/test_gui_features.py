@@ -20,8 +20,17 @@ from app.gui.render import answer_as_text, answer_html, mark_prefixes, snippet_h
 from app.gui.settings_dialog import SettingsDialog  # noqa: E402
 from app.gui.theme import highlight_colors  # noqa: E402
 
+from . import test_gui as shared  # noqa: E402
 from .fakes import FakeChatModel  # noqa: E402
-from .test_gui import QUESTION, REPLY, ask_with_enter, config_dir, gui_bundle, open_window, windows  # noqa: E402,F401
+
+# The fixtures are bound by assignment (as in test_gui_conversation.py), so pytest finds them here
+# and ruff does not read each test's parameter as a redefinition of an imported name (F811).
+# config_dir is autouse in test_gui.py, so it applies to every test here too.
+config_dir = shared.config_dir
+gui_bundle = shared.gui_bundle
+windows = shared.windows
+QUESTION, REPLY = shared.QUESTION, shared.REPLY
+open_window, ask_with_enter = shared.open_window, shared.ask_with_enter
 
 
 # --- guide search ---------------------------------------------------------------------
@@ -431,7 +440,8 @@ def test_guide_search_shows_other_guides_before_a_fourth_match_of_one(tmp_path, 
 
     course = tmp_path / "course"
     course.mkdir()
-    long_guide = "# Sensors\n\n" + "".join(f"## Sensor part {i}\n\nThe sensor reading {i} of the sensor is logged.\n\n" for i in range(8))
+    long_guide = "# Sensors\n\n" + "".join(f"## Sensor part {i}\n\nThe sensor reading {i} of the sensor is logged.\n\n"
+                                             for i in range(8))
     (course / "long.md").write_text(long_guide, encoding="utf-8")
     (course / "short.md").write_text("# Wiring\n\nConnect the red wire to 3V3, the black wire to GND and the yellow wire, which "
                                      "carries the data of the sensor, to pin 4 of the board.\n", encoding="utf-8")

@@ -304,7 +304,7 @@ Water is a good conductor of electricity, so wetter soil has lower resistance.
 
 1. Put the sensor in dry soil.
 2. Note the reading.
-"""
+"""  # noqa: E501  (course text kept as written: the Resistive item is one unwrapped line on purpose)
 
 CITED = SOIL.split("There are a range of sensors you can use:\n\n")[1].split("\nWater is")[0]
 

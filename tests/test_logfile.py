@@ -12,7 +12,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.logfile import LOG_NAME, current_log_file, details_hint, start_log_file  # noqa: E402
 
-from .test_gui import gui_bundle, windows  # noqa: E402,F401  (fixtures)
+from . import test_gui as shared  # noqa: E402
+
+# The window fixtures of test_gui.py, bound by assignment (as in test_gui_conversation.py) so pytest
+# finds them here and ruff does not read each test's parameter as a redefinition of an import (F811).
+gui_bundle = shared.gui_bundle
+windows = shared.windows
 
 
 @pytest.fixture()

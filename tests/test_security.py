@@ -51,7 +51,7 @@ def test_outbound_attempts_reads_the_trace_of_a_lookup():
         6678  connect(3, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
         6679  bind(3, {sa_family=AF_INET6, sin6_port=htons(0), inet_pton(AF_INET6, "::1", &sin6_addr)}, 28) = 0
         6680  connect(4, {sa_family=AF_UNIX, sun_path="/tmp/.X11-unix/X0"}, 110) = 0
-        """)
+        """)  # noqa: E501  (a real strace line, kept whole)
     flagged = outbound_attempts(trace)
     assert [line.split()[0] for line in flagged] == ["6675", "6676", "6676", "6677"]
 
