@@ -82,8 +82,10 @@ def test_a_sentence_that_points_back_is_quoted_with_the_sentence_it_points_to():
 
 
 def test_a_code_token_of_the_question_picks_the_block_holding_it_verbatim():
+    # A table too large to be quoted whole (see the small-table test): one row is chosen.
     text = ("| Symbol | Description |\n| --- | --- |\n"
-            "| `!==` | Inequality: the opposite of a strict equality operator's result |\n"
+            + "".join(f"| `op{i}` | Operator number {i}: compares two numbers |\n" for i in range(8))
+            + "| `!==` | Inequality: the opposite of a strict equality operator's result |\n"
             "| `===` | Strict equality: true when both values are equal and of the same data type |\n")
     answer, _ = extractive_answer("What extra thing does the === operator check compared with equality?",
                                   [_passage(text)], per_passage=1)
@@ -159,3 +161,14 @@ def test_a_reference_style_link_is_quoted_as_its_text_and_code_brackets_are_kept
     assert "from the setup page before" in answer and "[setup]" not in answer
     units = passage_units(text)
     assert "`grid[row][col]`" in units[1].text
+
+
+def test_a_small_table_is_quoted_whole_and_a_large_one_row_by_row():
+    small = ("## Wiring\n\n| DHT11 pin | Connect to |\n| --- | --- |\n| 1: VCC | 3V3 |\n| 2: DATA | GPIO 4 |\n"
+             "| 3: not used | nothing |\n| 4: GND | GND |\n")
+    answer, _ = extractive_answer("Which pins does the DHT11 connect to?", [_passage(small)])
+    assert "| 2: DATA | GPIO 4 |" in answer and "| 4: GND | GND |" in answer and "| 1: VCC | 3V3 |" in answer
+    assert [u.kind for u in passage_units(small)] == ["table"]
+    large = "| Pin | Use |\n| --- | --- |\n" + "".join(f"| GPIO {i} | spare |\n" for i in range(12))
+    units = passage_units(large)
+    assert [u.kind for u in units] == ["row"] * 12 and units[3].text == "| Pin | Use |\n| --- | --- |\n| GPIO 3 | spare |"

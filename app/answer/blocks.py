@@ -6,8 +6,9 @@ A passage (a chunk's Markdown text) is cut into the units that carry a fact whol
   block or table it introduces (never the lead-in cut at its colon);
 - a **list item** (with its nested lines);
 - a **code block**, together with the sentence right before it when there is one;
-- a **table row with its header row** (for a chunk that starts inside a long table, the header
-  is looked up in the guide's text before the chunk);
+- a **small table** whole (at most MAX_BLOCK_ITEMS rows and MAX_TABLE_CHARS characters);
+- a **table row with its header row** in a larger table (for a chunk that starts inside a long
+  table, the header is looked up in the guide's text before the chunk);
 - each unit knows the **heading** it sits under (the nearest heading inside the chunk, else the
   last element of the chunk's heading path).
 Lines made only of links or images, navigation headings, HTML and rules are never units.
@@ -30,6 +31,10 @@ MAX_BLOCK_ITEMS = 8
 MAX_CODE_LINES = 14
 #: A sentence longer than this (characters) is cut with "…" (a 200 KB line stays readable).
 MAX_UNIT_CHARS = 700
+#: A table of at most MAX_BLOCK_ITEMS rows and this many characters is quoted whole; a larger one
+#: row by row, each with its header (demo: 21 -> 22 answers holding the fact, the DHT11 pin table
+#: for "Which pins are the DHT11 and the OLED connected to?"; IoT, DS, WD, Turing Way unchanged).
+MAX_TABLE_CHARS = 900
 #: Most characters of the paragraph a lead-in ending in a colon brings along.
 MAX_FOLLOW_CHARS = 400
 
@@ -51,7 +56,8 @@ class Unit:
     """One quotable unit of a passage.
 
     ``kind`` is ``sentence``, ``lead-in`` (a sentence with the list/code/table it introduces),
-    ``item`` (a list item), ``code`` or ``row`` (a table row with its header). ``text`` is the
+    ``item`` (a list item), ``code``, ``table`` (a small table whole) or ``row`` (a row of a larger
+    table with its header). ``text`` is the
     Markdown shown to the student; ``match_text`` is what question words are matched against
     (for a row: header and row; for code: the sentence before it too). ``heading`` is the
     nearest heading above the unit (plain text, may be empty). ``order`` is the unit's position
@@ -268,8 +274,13 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                 add("code", shown, body, block.start, block.end)
         elif block.kind == "table":
             head, rows = _table_lines(body)
-            for row in rows:
-                add("row", "\n".join(head + [row]), "\n".join(head + [row]), block.start, block.end)
+            whole = "\n".join(head + rows)
+            if len(rows) <= MAX_BLOCK_ITEMS and len(whole) <= MAX_TABLE_CHARS:
+                # A small table is one block: "which pins…" is answered by its rows together.
+                add("table", whole, whole, block.start, block.end)
+            else:
+                for row in rows:
+                    add("row", "\n".join(head + [row]), "\n".join(head + [row]), block.start, block.end)
         elif block.kind == "quote":
             inner = re.sub(r"(?m)^\s*>\s?", "", body)
             for sentence in split_sentences(inner):
