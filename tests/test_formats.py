@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.bundle.builder import build_bundle
 from app.bundle.reader import BundleReader
 from app.ingest.html import html_to_markdown
+from app.ingest.markdown import blank_site_markup, myst_labels, unwrap_myst
 from app.ingest.reader import read_course
 
 from .fakes import FakeEmbedder, tiny_pdf
@@ -206,3 +209,18 @@ def test_a_bare_myst_reference_shows_the_title_of_the_section_it_names_in_any_gu
     docs = {d.path: d.text for d in read_course(tmp_path).documents}
     assert "Share your code on Zenodo (see Citing software) or ask a librarian. Call `main()` first." in docs["a.md"]
     assert "(cite-software)=" not in docs["b.md"] and "## Citing `software`" in docs["b.md"]
+
+
+@pytest.mark.parametrize("line", [
+    " " * 200_000 + "{ref}`gone`",                      # a long blank run before a role (was quadratic)
+    ":::" + "\t" * 200_000 + ":" * 3000 + "x",          # a marker-like line that is text (was exponential)
+    "(label)=\n# " + "# " * 100_000 + "Title",          # a target above a heading line of 200 KB
+    ("\t " * 50_000 + "(see {ref}`elsewhere`) ") * 2,   # unknown references in long whitespace
+])
+def test_site_markup_reading_stays_linear_on_200_kb_lines(line):
+    # Each of these took from 30 s to minutes with the first regular expressions; the text that is
+    # not markup must come out as it went in (only roles and target lines change).
+    out = blank_site_markup(unwrap_myst(line, myst_labels(line)))
+    assert "{ref}" not in out and "(label)=" not in out
+    if line.startswith(":::"):
+        assert out == line  # "x" after the colons makes it text, not a marker

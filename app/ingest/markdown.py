@@ -132,31 +132,49 @@ def fences(text: str) -> tuple[Fence, ...]:
     return tuple(found)
 
 
-#: A line that is only a static-site generator's markup, never text a student reads: a Pandoc or
-#: Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing ``:::::``), a
-#: kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid tag
-#: (``{% include links.md %}``). A Docusaurus admonition with a title (``:::tip Pro tip``) keeps
-#: its line: the title is text.
-_SITE_MARKUP_LINE = re.compile(
-    r"(?m)^[ \t]{0,3}(?::{3,}[ \t]*(?:\{[^}\n]*\}|[\w-]+)?[ \t]*:*|\{:[^}\n]*\}|\{%[^%\n]*%\})[ \t]*$")
+_DIV_NAME = re.compile(r"\{[^}]*\}|[\w-]+")
+_LIQUID = re.compile(r"\{%[^%]*%\}")
+
+
+def _is_site_markup(line: str) -> bool:
+    """Whether ``line`` is only a static-site generator's markup, never text a student reads: a
+    Pandoc or Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing
+    ``:::::``), a kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid
+    tag (``{% include links.md %}``). A Docusaurus admonition with a title (``:::tip Pro tip``)
+    is not: the title is text. (Plain string tests, no nested regex quantifiers: a 200 KB line
+    costs linear time.)"""
+    body = line.rstrip("\r\n")
+    stripped = body.strip(" \t")
+    if not stripped or len(body) - len(body.lstrip(" \t")) > 3:
+        return False
+    if stripped.startswith(":::"):
+        name = stripped.lstrip(":").strip(" \t").rstrip(":").strip(" \t")
+        return not name or bool(_DIV_NAME.fullmatch(name))
+    if stripped.startswith("{:") and stripped.endswith("}"):
+        return "}" not in stripped[:-1]
+    return bool(_LIQUID.fullmatch(stripped))
 
 
 def blank_site_markup(text: str) -> str:
-    """``text`` with every line of site markup (see ``_SITE_MARKUP_LINE``) outside code blocks
-    made empty; line breaks are kept, so the paragraphs around such a line separate as the site
-    would show them (a ``{: .callout}`` right under a quote no longer joins the quote's last
-    sentence, an opening ``::::: challenge`` no longer starts the paragraph under it).
+    """``text`` with every line of site markup (:func:`_is_site_markup`) outside code blocks made
+    empty; line breaks are kept, so the paragraphs around such a line separate as the site would
+    show them (a ``{: .callout}`` right under a quote no longer joins the quote's last sentence, an
+    opening ``::::: challenge`` no longer starts the paragraph under it).
 
     Many course sites (The Carpentries' lessons, Jekyll and Pandoc books) write their call-out
     boxes this way; left in, the markers were indexed as words and quoted as sentences."""
     if ":::" not in text and "{:" not in text and "{%" not in text:
         return text
     code = [(f.start, f.end) for f in fences(text)]
-
-    def blank(match: re.Match) -> str:
-        return match.group(0) if any(s <= match.start() < e for s, e in code) else ""
-
-    return _SITE_MARKUP_LINE.sub(blank, text)
+    out: list[str] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if _is_site_markup(line) and not any(s <= offset < e for s, e in code):
+            out.append(line[len(line.rstrip("\r\n")):])  # keep only the line break
+        else:
+            out.append(line)
+        offset += len(line)
+    return "".join(out)
 
 
 #: MyST (Jupyter Book) directives whose body is prose: the fence lines and options go, the body stays.
@@ -171,13 +189,14 @@ _DROPPED_DIRECTIVES = {"toctree", "tableofcontents", "bibliography", "include", 
 _TITLED_DIRECTIVES = {"admonition", "dropdown", "topic", "sidebar", "card", "tab-item", "prf:definition",
                       "prf:example"}
 #: A MyST role: ``{ref}`text <target>` ``, ``{term}`BM25` ``, ``{cite:ps}`key` ``.
-_ROLE = re.compile(r"(\s*)\{([a-z][\w:+.-]*)\}`([^`\n]*)`")
+_ROLE = re.compile(r"( ?)\{([a-z][\w:+.-]*)\}`([^`\n]*)`")  # ( ?) not (\s*): linear on long blank runs
 #: A MyST target line: ``(section-label)=``.
 _TARGET_LINE = re.compile(r"(?m)^\([\w:.-]+\)=[ \t]*$")
-#: A target line and the heading under it (blank lines between allowed).
-_TARGET_HEADING = re.compile(r"(?m)^\(([\w:.-]+)\)=[ \t]*\n(?:[ \t]*\n)*[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+#: A target line and the first line under it that is not blank (a heading, for a label to name).
+_TARGET_NEXT = re.compile(r"(?m)^\(([\w:.-]+)\)=[ \t]*\n(?:[ \t]*\n)*([^\n]*)")
+_HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
 #: What is left of "(see {ref}`unknown-label`)" once the label is gone.
-_EMPTY_SEE = re.compile(r"[ \t]*\([ \t]*(?:(?:see|see also|cf\.)[ \t]*)?\uE000[ \t]*\)")
+_EMPTY_SEE = re.compile(r" ?\((?:see also ?|see ?|cf\. ?)?\uE000\)")
 #: Marks where a role that shows nothing stood, until its "(see …)" is removed.
 _GONE = "\uE000"
 
@@ -188,7 +207,13 @@ def myst_labels(text: str) -> dict[str, str]:
     :func:`unwrap_myst` to show a bare ``{ref}`setup` `` as the section's title."""
     if ")=" not in text:
         return {}
-    return {m.group(1): re.sub(r"[`*_]", "", m.group(2)).strip() for m in _TARGET_HEADING.finditer(text)}
+    labels: dict[str, str] = {}
+    for match in _TARGET_NEXT.finditer(text):
+        line = match.group(2)
+        if _HEADING_LINE.match(line):
+            title = line.strip(" \t").lstrip("#").strip(" \t").rstrip("#").strip(" \t")
+            labels[match.group(1)] = re.sub(r"[`*_]", "", title).strip()
+    return labels
 
 
 def _directive_body(name: str, argument: str, body: str) -> str:
