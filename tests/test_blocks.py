@@ -1,6 +1,6 @@
 """Answer blocks: the extractive answer quotes the unit that carries the fact (issue 11, section 2)."""
 
-from app.answer.blocks import header_before, is_link_only, passage_units
+from app.answer.blocks import header_before, is_link_only, passage_units, plain_reference_links
 from app.answer.extractive import extractive_answer, question_kind
 from app.records import Hit, Passage
 
@@ -172,3 +172,12 @@ def test_a_small_table_is_quoted_whole_and_a_large_one_row_by_row():
     large = "| Pin | Use |\n| --- | --- |\n" + "".join(f"| GPIO {i} | spare |\n" for i in range(12))
     units = passage_units(large)
     assert [u.kind for u in units] == ["row"] * 12 and units[3].text == "| Pin | Use |\n| --- | --- |\n| GPIO 3 | spare |"
+
+
+def test_link_patterns_stay_linear_on_100_kb_runs_of_brackets():
+    # "[[[…" and "[a](…" took from 4 s to a minute with the first link patterns (every "[" scanned to
+    # the end of the text); each must still be read as what it is.
+    assert not is_link_only("[" * 100_000 + "x")
+    assert not is_link_only("[a](" * 30_000 + "words here")
+    assert plain_reference_links("[" * 100_000 + "][") == "[" * 100_000 + "]["
+    assert plain_reference_links("see [the guide][g] " + "[a" * 50_000).startswith("see the guide ")

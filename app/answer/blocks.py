@@ -40,11 +40,11 @@ MAX_FOLLOW_CHARS = 400
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\"“(\[])|(?<=[。！？])")
 _LIST_MARKER = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")  # no "[" or "(" inside: linear on "[[[…" and "[a](…"
 _BARE_URL = re.compile(r"<?https?://\S+>?")
 #: A reference-style link (``[text][label]``, ``[text][]``): its definition sits at the guide's end,
 #: outside the passage, so a quote would show the brackets.
-_REFERENCE_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
+_REFERENCE_LINK = re.compile(r"!?\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")  # no "[" inside: linear on "[[[…"
 #: Code a quote shows as it is: a fenced block or an inline code span.
 _CODE_PART = re.compile(r"(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
