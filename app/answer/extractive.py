@@ -33,9 +33,11 @@ PARTIAL_LIST_NOTE = ("Only part of the list is quoted here: it goes on in the gu
                      "so open the section to see every item.")
 
 #: Weight of a block's cosine similarity to the question (``similarity``) added to its word score,
-#: and the characters of a block (heading included) that are embedded.
+#: and the characters of a block (heading included) that are embedded: 256 (about 64 MiniLM
+#: tokens) instead of 400 changed 5 of 151 replies over five question sets and no count, and cut
+#: IoT's evidence p95 from 193-199 ms to 125-156 ms in three alternating runs (docs/answers.md).
 SIMILARITY_WEIGHT = 0.5
-SIMILARITY_CHARS = 400
+SIMILARITY_CHARS = 256
 SIMILARITY_BLOCKS = 3
 #: A passage after the first is quoted when its fused score is at least this share of the best's
 #: (or it comes from the same guide).
