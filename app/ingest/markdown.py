@@ -234,8 +234,9 @@ def _role_text(match: re.Match, labels: dict[str, str]) -> str:
     space, role, content = match.group(1), match.group(2), match.group(3)
     if role.startswith(("cite", "footcite")) or role in ("numref", "eq", "download"):
         return ""  # citation keys and figure numbers mean nothing outside the built book
-    if content.rstrip().endswith(">"):
-        return space + re.sub(r"\s*<[^<>]*>$", "", content).strip()
+    target = content.rfind("<")
+    if content.rstrip().endswith(">") and target >= 0:  # {ref}`text <target>`: the text
+        return space + content[:target].strip()
     if role in ("ref", "doc") and re.fullmatch(r"[\w:./-]+", content):
         # A bare label shows the title of the section it marks; one outside the course shows nothing.
         return space + labels[content] if content in labels else ""
