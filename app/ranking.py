@@ -59,11 +59,16 @@ def diversify_sources(fused: list[tuple[Item, float]], source_of: dict[Item, Sou
     if factor <= 0 or not moved:
         return kept + moved
     # Merge, keeping each list's order: a crowded chunk goes before the first kept chunk whose
-    # score is below factor x its own (kept chunks first on a tie).
+    # score is below factor x its own (kept chunks first on a tie; a negative score, which
+    # additive fusion can give, is lowered by the same share of its size).
     merged: list[tuple[Item, float]] = []
     waiting = list(moved)
+
+    def lowered(score: float) -> float:  # factor x score, also below the score when it is negative
+        return score - (1.0 - factor) * abs(score)
+
     for item in kept:
-        while waiting and factor * waiting[0][1] > item[1]:
+        while waiting and lowered(waiting[0][1]) > item[1]:
             merged.append(waiting.pop(0))
         merged.append(item)
     return merged + waiting

@@ -255,6 +255,8 @@ def test_soft_crowding_keeps_a_guides_chunk_far_ahead_of_the_other_guides_in_its
     close = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5)]
     assert diversify_sources(close, {1: 1, 2: 1, 3: 1, 4: 2, 5: 3}, 2, 0.8) == [
         (1, 0.9), (2, 0.8), (4, 0.6), (3, 0.7), (5, 0.5)]  # 0.56 < 0.6: waits for the close one only
+    negative = [(1, 0.2), (2, 0.1), (3, -0.40), (4, -0.45)]  # additive fusion can score below 0
+    assert diversify_sources(negative, {1: 1, 2: 1, 3: 1, 4: 2}, 2, 0.8) == [(1, 0.2), (2, 0.1), (4, -0.45), (3, -0.40)]
 
 
 def test_cjk_text_is_indexed_as_bigrams():
