@@ -9,10 +9,12 @@ without a file they are made from the bundle's headings. Reports the process's R
 (bundle and embedding model loaded, no question asked yet), after every ``--every`` questions and at
 the end, with the median time per question (ms) of each block side by side, and the drift after
 warm-up: (end - RSS after the first block) / RSS after the first block. A benchmark, not a test:
-nothing is asserted. The run with the chat model is not part of this script (it needs the model's
-memory and about 30 minutes of both cores for 1,000 answers).
+nothing is asserted. ``--chat`` loads the default chat model as well (the window's set-up: evidence,
+then the model's checked sentences), about 6 s a question on two cores, so 200 questions take 20
+minutes; the states column then counts ``answered`` replies too.
 
-usage: python benchmarks/soak.py BUNDLE [--questions 1000] [--every 100] [--questions-file Q.jsonl] [--threads N] [--json]
+usage: python benchmarks/soak.py BUNDLE [--questions 1000] [--every 100] [--questions-file Q.jsonl] [--threads N]
+                                 [--chat] [--json]
 e.g.   PYTHONPATH=. .venv/bin/python benchmarks/soak.py /work/bundles/iot.sqlite \\
            --questions-file ../shared/corpora/iot-for-beginners.eval.jsonl
 """
@@ -53,14 +55,20 @@ def base_questions(bundle: BundleReader, questions_file: Path | None) -> list[tu
 
 
 def run(bundle_path: Path, questions: int, every: int, questions_file: Path | None = None, embedder=None,
-        threads: int | None = None) -> dict:
-    """The soak run (see the module docstring); ``embedder`` defaults to the real one (fastembed)."""
+        threads: int | None = None, chat: bool = False) -> dict:
+    """The soak run (see the module docstring); ``embedder`` defaults to the real one (fastembed);
+    ``chat`` loads the default chat model too (the settings' threads)."""
     if embedder is None:
         from app.embedding import FastEmbedder
 
         embedder = FastEmbedder(threads=threads)
     bundle = BundleReader(bundle_path)
-    assistant = Assistant(Retriever(bundle, embedder), None)
+    if chat:
+        from app.assistant import LOAD, build_assistant
+
+        assistant = build_assistant(bundle, embedder=embedder, chat_model=LOAD)
+    else:
+        assistant = Assistant(Retriever(bundle, embedder), None)
     pool = base_questions(bundle, questions_file)
     marks = [{"after": 0, "rss_mb": rss_mb(), "ms_p50": None, "states": {}}]
     conversation: list[dict] = []
@@ -85,7 +93,7 @@ def run(bundle_path: Path, questions: int, every: int, questions_file: Path | No
     elapsed = time.perf_counter() - t_run
     bundle.close()
     warm = marks[1]["rss_mb"] if len(marks) > 2 else marks[0]["rss_mb"]
-    return {"bundle": str(bundle_path), "questions": questions, "seconds": elapsed, "marks": marks,
+    return {"bundle": str(bundle_path), "questions": questions, "chat": chat, "seconds": elapsed, "marks": marks,
             "rss_mb_start": marks[0]["rss_mb"], "rss_mb_end": marks[-1]["rss_mb"], "rss_mb_peak": peak_rss_mb(),
             "drift_after_warmup": (marks[-1]["rss_mb"] - warm) / warm}
 
@@ -98,13 +106,15 @@ def main(argv: list[str] | None = None, embedder=None) -> int:
     parser.add_argument("--questions-file", type=Path, help="eval JSONL file whose questions are asked in turn")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU threads for the embedding model (default: onnxruntime's, as in the app)")
+    parser.add_argument("--chat", action="store_true", help="load the default chat model too (about 6 s a question)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args(argv)
-    r = run(args.bundle, args.questions, max(1, args.every), args.questions_file, embedder, args.threads)
+    r = run(args.bundle, args.questions, max(1, args.every), args.questions_file, embedder, args.threads, args.chat)
     if args.json:
         print(json.dumps(r, ensure_ascii=False))
         return 0
-    print(f"{r['questions']} questions search-only on {r['bundle']} in {r['seconds']:.0f} s")
+    mode = "with the chat model" if r["chat"] else "search-only"
+    print(f"{r['questions']} questions {mode} on {r['bundle']} in {r['seconds']:.0f} s")
     print(f"{'after':>6} | {'RSS MB':>7} | {'ms/question p50':>15} | states")
     for m in r["marks"]:
         ms = f"{m['ms_p50']:.0f}" if m["ms_p50"] is not None else "-"
