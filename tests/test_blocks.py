@@ -1,8 +1,9 @@
 """Answer blocks: the extractive answer quotes the unit that carries the fact (issue 11, section 2)."""
 
 from app.answer.blocks import header_before, is_link_only, passage_units, plain_reference_links
-from app.answer.extractive import extractive_answer, question_kind
+from app.answer.extractive import choose_quotes, extractive_answer, question_kind
 from app.records import Hit, Passage
+from app.text.lexical import LexicalIndex, build_index
 
 
 def _passage(text: str, n: int = 1, heading: str = "Course › Lesson", source: str = "g.md",
@@ -181,3 +182,19 @@ def test_link_patterns_stay_linear_on_100_kb_runs_of_brackets():
     assert not is_link_only("[a](" * 30_000 + "words here")
     assert plain_reference_links("[" * 100_000 + "][") == "[" * 100_000 + "]["
     assert plain_reference_links("see [the guide][g] " + "[a" * 50_000).startswith("see the guide ")
+
+
+def test_a_rare_question_word_outweighs_common_ones_when_words_are_weighted_by_idf():
+    # Both paragraphs hold two question words. "project" and "team" are in every chunk of this
+    # course; "consent" and "forms" in one. Counted alike, the earlier paragraph wins the tie; weighted
+    # by the course's IDF, the paragraph that answers wins.
+    text = ("The project team shares its data in the project folder.\n\n"
+            "Do not store consent forms with the data; use a locked cabinet.\n")
+    course = [text, "The project team meets weekly.", "Every project team writes a plan.",
+              "A project team picks a licence."]
+    index = LexicalIndex(build_index(course))
+    question = "Where should the project team put the consent forms?"
+    plain = choose_quotes(question, [_passage(text)], per_passage=1)
+    weighted = choose_quotes(question, [_passage(text)], per_passage=1, word_weight=index.idf)
+    assert "project folder" in plain[0].text
+    assert "locked cabinet" in weighted[0].text and "project folder" not in weighted[0].text

@@ -1,3 +1,4 @@
+import math
 import re
 from dataclasses import replace
 
@@ -23,6 +24,15 @@ def test_best_variant_per_word_counts_a_hyphenated_word_once():
     scores = index.scores("wi-fi router")
     assert scores[1] > scores[0] > 0
     assert query_words("wi-fi")[0] == ("wi-fi", "wifi", "wi", "fi")
+
+
+def test_idf_is_higher_for_rarer_words_and_highest_for_words_the_course_never_uses():
+    index = LexicalIndex(build_index(["alpha beta", "alpha gamma", "alpha delta", "zeta"]))
+    common, rare, unseen = (index.idf(query_words(w)[0]) for w in ("alpha", "beta", "omega"))
+    assert 0 < common < rare < unseen
+    assert index.document_frequency("alpha") == 3 and index.document_frequency("omega") == 0
+    # BM25's IDF, Lucene form: ln(1 + (N - df + 0.5) / (df + 0.5)) with N = 4 chunks
+    assert rare == pytest.approx(math.log(1 + 3.5 / 1.5))
 
 
 def test_coverage_scaling_keeps_full_score_only_for_full_coverage():

@@ -183,7 +183,7 @@ class Assistant:
         evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]
         context = previous_user_turn(history, question)
         quotes = choose_quotes(question, evidence, context=context, guide_text=self._guide_text,
-                               similarity=self._similarity(question))
+                               similarity=self._similarity(question), word_weight=self.retriever.lexical_index.idf)
         quoted, cited = "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
         if not cited:
             return done("not-covered", NOT_COVERED_TEXT, evidence[:3], (), timings)

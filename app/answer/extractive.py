@@ -49,7 +49,9 @@ NAME_BONUS = 0.2
 #: A question word found only in a block's heading counts this much of one found in its text.
 HEADING_WEIGHT = 0.5
 #: A second block of a passage is quoted when it scores at least this share of the passage's best.
-SECOND_BLOCK_SHARE = 0.5
+#: 0.4 since question words are weighted by IDF (the best block's lead over the rest grew: at 0.5,
+#: three second blocks holding the answer were dropped on the demo and Web Development sets).
+SECOND_BLOCK_SHARE = 0.4
 #: Most characters of quoted blocks per passage (a long code block or list counts once, whole).
 PASSAGE_QUOTE_CHARS = 600
 
@@ -102,29 +104,37 @@ def _verbatim_share(tokens: list[str], text: str) -> float:
     return found / len(tokens)
 
 
-def _coverage(words: Sequence[tuple[str, ...]], tokens: set[str], heading_tokens: set[str]) -> float:
-    """Found question words: 1 each in ``tokens``, HEADING_WEIGHT each found only in the heading."""
+def _coverage(words: Sequence[tuple[str, ...]], tokens: set[str], heading_tokens: set[str],
+              weight: Callable[[tuple[str, ...]], float] | None = None) -> float:
+    """Found question words, each counting its ``weight`` (1 when None) in ``tokens`` and
+    HEADING_WEIGHT times that when found only in the heading."""
     found = 0.0
     for w in words:
         if any(v in tokens for v in w):
-            found += 1.0
+            found += weight(w) if weight else 1.0
         elif any(v in heading_tokens for v in w):
-            found += HEADING_WEIGHT
+            found += HEADING_WEIGHT * (weight(w) if weight else 1.0)
     return found
 
 
 def block_score(unit: Unit, words: list[tuple[str, ...]], context: Sequence[tuple[str, ...]] = (),
-                context_weight: float = 0.0, kind: str = "other", code: Sequence[str] = ()) -> float:
+                context_weight: float = 0.0, kind: str = "other", code: Sequence[str] = (),
+                weight: Callable[[tuple[str, ...]], float] | None = None) -> float:
     """Score of one answer block (higher is better; 0..1 plus bonuses of at most HOW_BONUS and
-    EXACT_BONUS): the weighted share of question words in the block (previous-turn words weigh
-    ``context_weight`` each), plus the question kind's bonus when the block has that shape, plus
-    EXACT_BONUS times the share of the question's ``code`` tokens the block holds verbatim."""
+    EXACT_BONUS): the weighted share of question words in the block, plus the question kind's bonus
+    when the block has that shape, plus EXACT_BONUS times the share of the question's ``code`` tokens
+    the block holds verbatim. Each word weighs ``weight(word)`` (the course's IDF: a rare word the
+    block shares says more about what is asked than a common one; 1 each when None), previous-turn
+    words ``context_weight`` times that."""
     if not words and not context:
         return 0.0
     tokens = set(document_tokens(unit.match_text))
     heading_tokens = set(document_tokens(unit.heading))
-    found = _coverage(words, tokens, heading_tokens) + context_weight * _coverage(context, tokens, heading_tokens)
-    score = found / max(1e-9, len(words) + context_weight * len(context))
+    found = (_coverage(words, tokens, heading_tokens, weight)
+             + context_weight * _coverage(context, tokens, heading_tokens, weight))
+    total = sum(weight(w) for w in words) + context_weight * sum(weight(w) for w in context) if weight \
+        else len(words) + context_weight * len(context)
+    score = found / max(1e-9, total)
     if code:
         score += EXACT_BONUS * _verbatim_share(list(code), unit.match_text)
     own = _coverage(words, tokens, set()) > 0  # the bonus needs a question word in the block itself
@@ -218,18 +228,22 @@ def extractive_answer(question: str, passages: list[Passage], max_passages: int 
 def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
                   per_passage: int = 2, context: str = "",
                   guide_text: Callable[[str], str] | None = None,
-                  similarity: Callable[[list[str]], list[float]] | None = None) -> list[Quote]:
+                  similarity: Callable[[list[str]], list[float]] | None = None,
+                  word_weight: Callable[[tuple[str, ...]], float] | None = None) -> list[Quote]:
     """The best answer blocks (at most ``per_passage``) of each of the first ``max_passages``
     quotable passages, in passage order, one :class:`Quote` per passage.
 
     ``context`` is the previous user turn of a follow-up: its words count HISTORY_WEIGHT (0.6) of
     the question's own, as in retrieval. ``guide_text(path)`` returns a guide's whole text (used to
     give a table row that starts a chunk its header row); ``similarity(texts)`` gives the cosine
-    of the question to each text (the blocks' meaning; None: words only). A passage with no block
+    of the question to each text (the blocks' meaning; None: words only); ``word_weight(word)`` weighs
+    a question word (the bundle's IDF, :meth:`LexicalIndex.idf`; None: 1 each). A passage with no block
     holding a question word is not quoted unless nothing else is. Measurements: docs/answers.md.
     """
     words = query_words(question)
     context_words = query_words(context) if context else []
+    if word_weight is not None:
+        word_weight = {w: word_weight(w) for w in [*words, *context_words]}.__getitem__
     kind = question_kind(question)
     code = code_tokens(question)
     counting = bool(_COUNT.search(question))
@@ -240,7 +254,8 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
                                           guide_text=functools.partial(guide_text, p.hit.source) if guide_text else None)
                  if u.start < len(p.hit.text.rstrip())]
         if found:
-            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code), u) for u in found]))
+            scored.append((p, [(block_score(u, words, context_words, HISTORY_WEIGHT, kind, code, word_weight), u)
+                               for u in found]))
     if not scored:
         return []
     # Passages with blocks to quote; a further passage is quoted only when it is nearly as strong as

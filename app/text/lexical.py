@@ -17,6 +17,7 @@ from counting four times; coverage scaling stops one rare word from carrying a c
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from pathlib import Path
 
@@ -61,6 +62,22 @@ class LexicalIndex:
     def has_token(self, token: str) -> bool:
         """True when ``token`` (a stemmed variant, as :func:`word_variants` gives it) occurs in the corpus."""
         return token in self._vocab
+
+    def document_frequency(self, token: str) -> int:
+        """Number of chunks holding ``token`` (a stemmed variant, as :func:`word_variants` gives it); 0 when none."""
+        tid = self._vocab.get(token)
+        if tid is None:
+            return 0
+        indptr = self._model.scores["indptr"]
+        return int(indptr[tid + 1] - indptr[tid])
+
+    def idf(self, variants: tuple[str, ...]) -> float:
+        """Inverse document frequency of a question word (one :func:`query_words` variant tuple), > 0,
+        higher for rarer words: ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the ``N`` chunks, with
+        ``df`` the chunks holding its commonest variant (BM25's IDF, Lucene form; Robertson & Zaragoza
+        2009). A word the course never uses gets the highest value, ``ln(1 + 2N + 1)``."""
+        df = max((self.document_frequency(v) for v in variants), default=0)
+        return math.log(1.0 + (self.num_docs - df + 0.5) / (df + 0.5))
 
     def scores(self, query: str) -> np.ndarray:
         """``(num_docs,) float32`` scores for every chunk (index i is chunk id i + 1)."""
