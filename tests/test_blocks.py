@@ -198,3 +198,20 @@ def test_a_rare_question_word_outweighs_common_ones_when_words_are_weighted_by_i
     weighted = choose_quotes(question, [_passage(text)], per_passage=1, word_weight=index.idf)
     assert "project folder" in plain[0].text
     assert "locked cabinet" in weighted[0].text and "project folder" not in weighted[0].text
+
+
+def test_a_long_code_block_shows_the_lines_the_question_asks_about():
+    body = "\n".join(f"let value_{i} = {i};" for i in range(30))
+    text = ("Raw strings are shown below:\n\n```rust\n" + body.replace("let value_24 = 24;", "// up to 255 hashes are allowed in a raw string")
+            + "\n```\n")
+    answer, _ = extractive_answer("How many hashes may a raw string use?", [_passage(text)])
+    assert "up to 255 hashes" in answer
+    assert "let value_0 = 0;" not in answer and "…" in answer  # cut before and after, and said so
+
+
+def test_a_long_list_shows_the_items_the_question_asks_about():
+    items = "\n".join(f"- Step {i}: tidy shelf {i}." for i in range(1, 12)).replace(
+        "Step 11: tidy shelf 11.", "Step 11: label the freezer boxes.")
+    answer, _ = extractive_answer("When do I label the freezer boxes?",
+                                  [_passage("Closing the lab takes these steps:\n\n" + items + "\n")])
+    assert "label the freezer boxes" in answer and "- …" in answer and "Step 1:" not in answer

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..ingest.markdown import parse_blocks
 from ..records import heading_leaf
+from ..text.tokenize import document_tokens, words_found
 
 #: Most list items, code lines and table rows a lead-in unit carries (the rest becomes "…").
 MAX_BLOCK_ITEMS = 8
@@ -148,17 +149,42 @@ def _strip_marker(item: str) -> str:
     return _LIST_MARKER.sub("", item, count=1).strip()
 
 
-def _shorten_block(kind: str, text: str) -> str:
-    """A list, code block or table cut to MAX_BLOCK_ITEMS items / MAX_CODE_LINES lines."""
+def _focus(pieces: list[str], keep: int, words: Sequence[tuple[str, ...]]) -> int:
+    """Start of the run of ``keep`` consecutive ``pieces`` holding the most distinct question
+    ``words`` (the earliest run on ties, so 0 when no piece holds one)."""
+    if not words or len(pieces) <= keep:
+        return 0
+    token_sets = [set(document_tokens(piece)) for piece in pieces]
+    best, best_found = 0, -1
+    for start in range(len(pieces) - keep + 1):
+        found = words_found(list(words), set().union(*token_sets[start:start + keep]))
+        if found > best_found:
+            best, best_found = start, found
+    return best
+
+
+def _shorten_block(kind: str, text: str, words: Sequence[tuple[str, ...]] = ()) -> str:
+    """A list, code block or table cut to MAX_BLOCK_ITEMS items / MAX_CODE_LINES lines: the run of
+    items or lines holding the most of the question's ``words`` (from the top when none does; "…"
+    marks what was left out), so the line or item the block was chosen for is the one shown."""
     if kind == "list":
         items = _list_items(text)
-        return "\n".join(items[:MAX_BLOCK_ITEMS]) + ("\n- …" if len(items) > MAX_BLOCK_ITEMS else "")
+        if len(items) <= MAX_BLOCK_ITEMS:
+            return "\n".join(items)
+        start = _focus(items, MAX_BLOCK_ITEMS, words)
+        kept = items[start:start + MAX_BLOCK_ITEMS]
+        return "\n".join((["- …"] if start else []) + kept
+                         + (["- …"] if start + MAX_BLOCK_ITEMS < len(items) else []))
     lines = text.splitlines()
     if kind == "code":
         if len(lines) <= MAX_CODE_LINES + 2:
             return text
         fence = lines[0].strip()[:3]
-        return "\n".join(lines[:MAX_CODE_LINES + 1] + ["…", fence])
+        body = lines[1:-1] if lines[-1].strip().startswith(fence) else lines[1:]
+        start = _focus(body, MAX_CODE_LINES, words)
+        kept = body[start:start + MAX_CODE_LINES]
+        return "\n".join([lines[0]] + (["…"] if start else []) + kept
+                         + (["…"] if start + MAX_CODE_LINES < len(body) else []) + [fence])
     if kind == "table":
         keep = lines[:2 + MAX_BLOCK_ITEMS]
         return "\n".join(keep)
@@ -191,13 +217,14 @@ def header_before(guide_text: str, offset: int) -> list[str]:
 
 
 def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[], str] | None = None,
-                  offset: int = 0) -> list[Unit]:
+                  offset: int = 0, words: Sequence[tuple[str, ...]] = ()) -> list[Unit]:
     """The quotable units of a passage, in reading order.
 
     ``text`` is the passage's Markdown; ``heading_path`` its heading path (`` › ``-joined);
     ``guide_text()`` (optional, called at most once, lazily) returns the whole guide, and
     ``offset`` is the passage's start in it: used to find the header of a table the passage
-    starts inside.
+    starts inside. ``words`` (the question's, :func:`query_words`) choose which lines of a long code
+    block and which items of a long list are shown (:func:`_shorten_block`).
     """
     heading = heading_leaf(heading_path)
     blocks = parse_blocks(text)
@@ -248,7 +275,7 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                     add("sentence", _cut(sentence), sentence, block.start, block.end)
             if lead_in and nxt is not None:  # (lead_in implies it)
                 follow = text[nxt.start:nxt.end]
-                shown = f"{_cut(sentences[-1])}\n\n{_shorten_block(nxt.kind, follow)}"
+                shown = f"{_cut(sentences[-1])}\n\n{_shorten_block(nxt.kind, follow, words)}"
                 add("lead-in", shown, f"{sentences[-1]}\n{follow}", block.start, nxt.end)
                 i += 2
                 continue
@@ -258,12 +285,12 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                 nested = _item_body(item)
                 if "\n\n" in nested or nested.count("\n") >= 3:
                     # An item with paragraphs, code or notes inside: its own units, in order.
-                    for unit in passage_units(nested, "", guide_text=None):
+                    for unit in passage_units(nested, "", guide_text=None, words=words):
                         add(unit.kind, unit.text, unit.match_text, block.start, block.end)
                 elif is_sentence(words) and not is_link_only(words):
                     add("item", _cut(item), item, block.start, block.end)
         elif block.kind == "code":
-            shown = _shorten_block("code", body)
+            shown = _shorten_block("code", body, words)
             previous_block = blocks[i - 1] if i else None
             if (units and units[-1].kind == "sentence" and previous_block is not None
                     and previous_block.kind == "paragraph" and units[-1].start == previous_block.start):

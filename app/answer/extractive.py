@@ -250,7 +250,7 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
     scored: list[tuple[Passage, list[tuple[float, Unit]]]] = []
     for p in passages:
         text = p.hit.text + (_continuation(p, guide_text) if guide_text is not None else "")
-        found = [u for u in passage_units(text, p.hit.heading, offset=p.hit.span[0],
+        found = [u for u in passage_units(text, p.hit.heading, offset=p.hit.span[0], words=[*words, *context_words],
                                           guide_text=functools.partial(guide_text, p.hit.source) if guide_text else None)
                  if u.start < len(p.hit.text.rstrip())]
         if found:
