@@ -202,8 +202,8 @@ def test_a_rare_question_word_outweighs_common_ones_when_words_are_weighted_by_i
 
 def test_a_long_code_block_shows_the_lines_the_question_asks_about():
     body = "\n".join(f"let value_{i} = {i};" for i in range(30))
-    text = ("Raw strings are shown below:\n\n```rust\n" + body.replace("let value_24 = 24;", "// up to 255 hashes are allowed in a raw string")
-            + "\n```\n")
+    body = body.replace("let value_24 = 24;", "// up to 255 hashes are allowed in a raw string")
+    text = "Raw strings are shown below:\n\n```rust\n" + body + "\n```\n"
     answer, _ = extractive_answer("How many hashes may a raw string use?", [_passage(text)])
     assert "up to 255 hashes" in answer
     assert "let value_0 = 0;" not in answer and "…" in answer  # cut before and after, and said so
