@@ -281,13 +281,13 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                 continue
         elif block.kind == "list":
             for item in _list_items(body):
-                words = _strip_marker(item)
+                item_words = _strip_marker(item)
                 nested = _item_body(item)
                 if "\n\n" in nested or nested.count("\n") >= 3:
                     # An item with paragraphs, code or notes inside: its own units, in order.
                     for unit in passage_units(nested, "", guide_text=None, words=words):
                         add(unit.kind, unit.text, unit.match_text, block.start, block.end)
-                elif is_sentence(words) and not is_link_only(words):
+                elif is_sentence(item_words) and not is_link_only(item_words):
                     add("item", _cut(item), item, block.start, block.end)
         elif block.kind == "code":
             shown = _shorten_block("code", body, words)
