@@ -201,12 +201,12 @@ def test_a_rare_question_word_outweighs_common_ones_when_words_are_weighted_by_i
 
 
 def test_a_long_code_block_shows_the_lines_the_question_asks_about():
-    body = "\n".join(f"let value_{i} = {i};" for i in range(30))
-    body = body.replace("let value_24 = 24;", "// up to 255 hashes are allowed in a raw string")
-    text = "Raw strings are shown below:\n\n```rust\n" + body + "\n```\n"
-    answer, _ = extractive_answer("How many hashes may a raw string use?", [_passage(text)])
-    assert "up to 255 hashes" in answer
-    assert "let value_0 = 0;" not in answer and "…" in answer  # cut before and after, and said so
+    body = "\n".join(f"  reading[{i}] = sample({i});" for i in range(30))
+    body = body.replace("  reading[24] = sample(24);", "  watchdog_arm(8000);  // the watchdog resets the board after 8 seconds")
+    text = "The full sketch:\n\n```c\nvoid setup() {\n" + body + "\n}\n```\n"
+    answer, _ = extractive_answer("After how long does the watchdog reset the board?", [_passage(text)])
+    assert "after 8 seconds" in answer
+    assert "reading[0]" not in answer and "…" in answer  # cut before and after, and said so
 
 
 def test_a_long_list_shows_the_items_the_question_asks_about():
