@@ -215,3 +215,14 @@ def test_a_long_list_shows_the_items_the_question_asks_about():
     answer, _ = extractive_answer("When do I label the freezer boxes?",
                                   [_passage("Closing the lab takes these steps:\n\n" + items + "\n")])
     assert "label the freezer boxes" in answer and "- …" in answer and "Step 1:" not in answer
+
+
+def test_a_block_two_overlapping_chunks_both_hold_is_quoted_once():
+    rule = "- Keep every signed consent form in a locked cabinet, away from the study data.\n"
+    first = "## Consent\n\nConsent forms follow these rules:\n\n" + rule + "- Give each participant a copy of the signed form.\n"
+    second = "## Consent\n\n" + rule + "\nThe consent form is signed before the first interview starts.\n"
+    quotes = choose_quotes("Where do I keep the signed consent forms?",
+                           [_passage(first, 1), _passage(second, 2, start=40)])
+    shown = "\n".join(q.markdown for q in quotes)
+    assert shown.count("locked cabinet") == 1
+    assert "before the first interview" in shown  # the other block of the second chunk is still quoted

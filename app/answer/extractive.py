@@ -324,12 +324,43 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int = 3,
         if any(quote.text == earlier.text for earlier in quotes):
             continue  # the same words in another guide (a Python and an R version of a lesson)
         quotes.append(quote)
+    quotes = _without_repeats(quotes)
     if guide_text is not None and counting:
         partial = [i for i, q in enumerate(quotes) if _list_goes_on(q, quotes, guide_text)]
         if partial:
             last = quotes[partial[-1]]
             quotes[partial[-1]] = Quote(last.passage, last.units, last.heading, PARTIAL_LIST_NOTE)
     return quotes
+
+
+#: A line shorter than this (characters, list marker and emphasis stripped) is not compared when
+#: looking for a block quoted twice: short lines ("Task", "}") repeat without repeating content.
+REPEAT_LINE_CHARS = 30
+_MARKUP_EDGE = re.compile(r"^[\s>*_+-]*(?:\d+[.)]\s+)?|[\s*_]+$")
+
+
+def _lines(unit: Unit) -> frozenset[str]:
+    """The unit's lines of at least REPEAT_LINE_CHARS characters, without list markers and emphasis."""
+    lines = (_MARKUP_EDGE.sub("", line) for line in unit.text.splitlines())
+    return frozenset(line for line in lines if len(line) >= REPEAT_LINE_CHARS)
+
+
+def _without_repeats(quotes: list[Quote]) -> list[Quote]:
+    """``quotes`` without a block whose every line another quote shows too (overlapping chunks of
+    one guide quote the same list or sentence twice): the block in the other quote holding more
+    lines stays, or the earlier one when both hold the same. A quote left with no block is dropped."""
+    lines = [[_lines(u) for u in q.units] for q in quotes]
+    kept: list[Quote] = []
+    for i, quote in enumerate(quotes):
+        units = tuple(u for k, u in enumerate(quote.units)
+                      if not lines[i][k] or not any(
+                          lines[i][k] <= other and (lines[i][k] != other or j < i)
+                          for j in range(len(quotes)) if j != i for other in lines[j]))
+        if len(units) == len(quote.units):
+            kept.append(quote)
+        elif units:
+            kept.append(Quote(quote.passage, units, quote.heading, quote.note))
+    return kept
 
 
 #: Most characters of guide text after a passage read to finish its last block (a lead-in whose
