@@ -8,6 +8,7 @@ from app.ranking import diversify_sources
 from app.retrieval.folders import FolderIndex
 from app.retrieval.fusion import additive_fusion, min_max_normalize, weighted_score_fusion
 from app.retrieval.gate import (
+    bare_values,
     has_strong_evidence,
     looks_like_name,
     missing_key_terms,
@@ -140,6 +141,24 @@ def test_code_shaped_key_terms_the_course_never_uses_are_missing():
                      "It says `fatal error: Wire.h: No such file or directory`, why?",
                      "Can the pin take 3.3V or v2.1 firmware?", "Is delay in ms, i.e. 500 = half a second?"):
         assert missing_key_terms(question, found, extract_identifiers) == [], question
+
+
+def test_a_question_that_is_only_a_value_is_judged_by_whether_the_guides_hold_that_value():
+    course = {"3.3 V", "0x3C", "20:00", "115200"}
+    found = lambda phrase: phrase in course  # noqa: E731
+    assert bare_values("What is 42?", found) is None  # a question with words: the other rules judge it
+    assert bare_values("v1.2.3", found) == ["v1.2.3"]
+    assert bare_values("8:30pm?", found) == ["8:30pm"]
+    assert bare_values("3.3V?", found) == []  # written "3.3 V" in the guides
+    assert bare_values("115200 0x3C", found) == []
+
+
+def test_a_bare_version_the_course_never_mentions_is_not_covered_and_a_bare_code_it_holds_is_answered(bundle):
+    retriever = Retriever(bundle, FakeEmbedder())
+    version = retriever.search("v1.2.3")
+    assert not version.has_evidence and version.unknown_names == ("v1.2.3",)
+    address = retriever.search("0x3C?")
+    assert address.has_evidence and "0x3C" in address.hits[0].text
 
 
 def test_a_question_about_a_flag_the_course_never_mentions_is_not_covered_and_names_it(bundle):

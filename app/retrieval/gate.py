@@ -206,6 +206,28 @@ def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
     return missing
 
 
+_BARE_VALUE = re.compile(r"^(?:\d+(?:[.,:]\d+)*(?:[a-zµΩ°%]+)?|v\d+(?:\.\d+)*[a-z]?|0x[0-9a-f]+)$", re.IGNORECASE)
+_NUMBER_AND_UNIT = re.compile(r"^(\d+(?:[.,:]\d+)*)([a-zµΩ°%]+)$", re.IGNORECASE)
+
+
+def bare_values(question: str, phrase_found: Callable[[str], bool]) -> list[str] | None:
+    """For a question made only of numbers, times, versions, quantities or codes ("42", "8:30pm",
+    "v1.2.3", "3.3V", "0x3C"; surrounding punctuation ignored): those no chunk contains as a phrase
+    (a quantity also as number and unit apart, "3.3 V"), in order; None for any question with a
+    word in it. Such a question asks about that value and nothing else: without the value in the
+    guides the nearest sections ("3.3 V" for "v1.2.3") are no evidence, and with it they are."""
+    tokens = [t.strip("?!.,;:()[]\"'“”") for t in question.split()]
+    tokens = [t for t in tokens if t]
+    if not tokens or not all(_BARE_VALUE.match(t) for t in tokens):
+        return None
+    missing = []
+    for token in dict.fromkeys(tokens):
+        split = _NUMBER_AND_UNIT.match(token)
+        if not phrase_found(token) and not (split and phrase_found(f"{split.group(1)} {split.group(2)}")):
+            missing.append(token)
+    return missing
+
+
 def outside_embedding_languages(question: str) -> bool:
     """True when at least half of the question's letters are Chinese, Japanese or Korean.
 
@@ -255,7 +277,7 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
           empty_guides: bool, min_similarity: float, min_coverage: float) -> Judgement:
     """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
     order): a question naming something the course never mentions (:func:`unknown_names`,
-    :func:`undefined_term`, :func:`missing_key_terms`) or a guide with no text (``empty_guides``)
+    :func:`undefined_term`, :func:`missing_key_terms`, :func:`bare_values`) or a guide with no text (``empty_guides``)
     has none; else :func:`has_strong_evidence` decides from ``best_similarity`` (cosine, None in
     keyword-only mode), ``exact_matches`` and, without a similarity, ``lexical_coverage(False)``
     (share of the question's words in the best BM25 chunk, 0..1); a question mostly in Chinese,
@@ -267,9 +289,15 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     if term and term not in names:
         names.append(term)
     names += [t for t in missing_key_terms(question, phrase_found, identifiers) if t not in names]
+    values = bare_values(question, phrase_found)
+    names += [t for t in values or () if t not in names]
     coverage = lexical_coverage(False) if best_similarity is None else None
     has_evidence = has_strong_evidence(best_similarity, exact_matches, len(names), min_similarity,
                                        coverage, min_coverage)
+    if values == [] and all(len(t.strip("?!.,;:()[]\"'“”")) >= 3 for t in question.split()):
+        # Only values, each in the guides: the chunks holding them are the evidence. ("2" or "42"
+        # alone is in too many places to mean one; the similarity decides for them, as for words.)
+        has_evidence = True
     if empty_guides:  # the guide the question names is there, but has nothing to answer from
         has_evidence = False
     elif not has_evidence and not names and outside_embedding_languages(question):
