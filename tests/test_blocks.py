@@ -67,6 +67,18 @@ def test_a_table_row_is_quoted_with_its_header_also_when_the_chunk_starts_inside
     assert "LED_PIN" in answer  # code names keep their underscores
 
 
+def test_a_table_without_outer_pipes_is_quoted_row_by_row_with_its_header_when_a_chunk_starts_inside_it():
+    # GFM allows rows without the outer pipes ("a | b"); a chunk starting inside such a table used
+    # to be read as prose, and its rows were run together into one paragraph.
+    guide = ("Option | Meaning\n--- | ---\n" + "".join(f"`Mode{i}` | polls every {i} s\n" for i in range(20))
+             + "default | polls every 250 ms when nothing is set\n")
+    start = guide.index("`Mode10`")
+    answer, _ = extractive_answer("What is done by default when nothing is set?", [_passage(guide[start:], start=start)],
+                                  guide_text=lambda path: guide)
+    assert "Option | Meaning\n--- | ---\ndefault | polls every 250 ms when nothing is set" in answer
+    assert "`Mode10` |" not in answer
+
+
 def test_an_error_line_is_quoted_with_the_solution_that_follows_it():
     text = ("### Compilation errors\n\n**Error:** `fatal error: Arduino.h: No such file or directory`\n\n"
             "**Solution:** delete the `.pio` folder and run PlatformIO: Rebuild.\n")

@@ -204,12 +204,19 @@ def _is_pipe_rows(text: str) -> bool:
     return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
 
 
+def _is_row(line: str) -> bool:
+    """Whether ``line`` can be a GFM table row: a cell separator, with or without the outer pipes
+    (GFM allows ``a | b`` as well as ``| a | b |``)."""
+    return "|" in line and not line.lstrip().startswith(("#", "```", "~~~"))
+
+
 def header_before(guide_text: str, offset: int) -> list[str]:
     """The header row and rule row of the table that ``offset`` (a character offset into the
-    guide) falls inside, found by walking back over the table's rows; ``[]`` when there is none."""
+    guide) falls inside, found by walking back over the table's rows (with or without outer
+    pipes); ``[]`` when there is none."""
     lines = guide_text[:offset].splitlines()
     i = len(lines) - 1
-    while i >= 1 and lines[i].lstrip().startswith("|"):
+    while i >= 1 and _is_row(lines[i]):
         if _TABLE_RULE.match(lines[i]):
             return [lines[i - 1], lines[i]]
         i -= 1
@@ -241,7 +248,11 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         if block.kind == "heading":
             heading = block.heading
-        elif block.kind == "paragraph" and _is_pipe_rows(body):
+        elif block.kind == "paragraph" and (_is_pipe_rows(body) or (
+                guide_text is not None and all(_is_row(line) for line in body.splitlines() if line.strip())
+                and header_before(guide_text(), offset + block.start))):
+            # Rows of a table the passage starts inside (the chunker cut it; its header is earlier
+            # in the guide), with or without the outer pipes.
             header: list[str] = []
             if guide_text is not None:
                 header = header_before(guide_text(), offset + block.start)
