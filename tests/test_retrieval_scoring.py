@@ -11,6 +11,7 @@ from app.retrieval.gate import (
     bare_values,
     has_strong_evidence,
     looks_like_name,
+    missing_features,
     missing_key_terms,
     outside_embedding_languages,
     undefined_term,
@@ -141,6 +142,28 @@ def test_code_shaped_key_terms_the_course_never_uses_are_missing():
                      "It says `fatal error: Wire.h: No such file or directory`, why?",
                      "Can the pin take 3.3V or v2.1 firmware?", "Is delay in ms, i.e. 500 = half a second?"):
         assert missing_key_terms(question, found, extract_identifiers) == [], question
+
+
+def test_a_named_feature_the_course_never_uses_is_missing_and_one_it_uses_is_not():
+    vocabulary = {"spread", "justify", "decor", "same"}
+    known = lambda token: token in vocabulary  # noqa: E731
+    no_phrase = lambda phrase: False  # noqa: E731
+    assert missing_features("What does the satisfies operator do?", known, no_phrase) == ["satisfies"]
+    assert missing_features("How do I use the justify-content property?", known, no_phrase) == ["justify-content"]
+    # the course's own word, a describing word, and a name the course has as a phrase
+    for question in ("What does the spread operator do?", "Can I call the same method twice?",
+                     "Why does the built-in function fail?"):
+        assert missing_features(question, known, no_phrase) == [], question
+    assert missing_features("What does the digitalWrite function do?", known, lambda p: p == "digitalWrite") == []
+
+
+def test_a_question_about_a_feature_the_course_never_mentions_is_not_covered_and_names_it(bundle):
+    retriever = Retriever(bundle, FakeEmbedder())
+    assert retriever.search("What does the digitalWrite function do?").has_evidence
+    missing = retriever.search("What does the analogWriteResolutionX function do?")
+    assert not missing.has_evidence and "analogWriteResolutionX" in missing.unknown_names
+    plain = retriever.search("What does the frobnicate option of the scanner sketch do?")
+    assert not plain.has_evidence and plain.unknown_names == ("frobnicate",)
 
 
 def test_a_question_that_is_only_a_value_is_judged_by_whether_the_guides_hold_that_value():

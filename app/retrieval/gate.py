@@ -206,6 +206,40 @@ def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
     return missing
 
 
+#: Nouns that make the word before them the name of a feature ("the satisfies operator", "the
+#: justify-content property", "the useState hook"): the kinds of named things a course about code
+#: or tools teaches. Wider nouns ("type", "tool", "syntax", "mode") are left out: students use them
+#: with their own words ("the three-dots syntax").
+_FEATURE_NOUNS = ("operator|keyword|flag|option|command|function|method|property|attribute|hook|directive|"
+                  "decorator|macro|trait|plugin|extension|parameter|argument|field|tag|element|component|"
+                  "setting|module|package|library")
+_NAMED_FEATURE = re.compile(rf"\bthe\s+([\w.-]+)\s+(?:{_FEATURE_NOUNS})s?\b", re.IGNORECASE)
+#: Words that describe rather than name a feature ("the same method", "the built-in function").
+_NOT_A_NAME = frozenset(
+    "same other new old first last next previous right wrong main default following above below whole "
+    "entire correct best special little big small simple basic extra optional required built-in "
+    "standard usual common current second third".split())
+
+
+def missing_features(question: str, in_vocabulary: Callable[[str], bool],
+                     phrase_found: Callable[[str], bool]) -> list[str]:
+    """Names of features the question asks about ("the **satisfies** operator", "the
+    **justify-content** property": a word right before a noun of _FEATURE_NOUNS, after "the") that
+    the course never uses (not in the lexical vocabulary, not an FTS5 phrase), in order. The nearby
+    sections on the same kind of thing are not an answer about that one (issue 14, "named
+    features")."""
+    missing: list[str] = []
+    for match in _NAMED_FEATURE.finditer(question):
+        name = match.group(1).strip(".-")
+        if not name or name.lower() in _NOT_A_NAME or not re.search(r"[A-Za-z]", name) or is_measure(name):
+            continue
+        variants = word_variants(name)
+        known = (bool(variants) and any(in_vocabulary(v) for v in variants)) or phrase_found(name)
+        if not known and name not in missing:
+            missing.append(name)
+    return missing
+
+
 _BARE_VALUE = re.compile(r"^(?:\d+(?:[.,:]\d+)*(?:[a-zµΩ°%]+)?|v\d+(?:\.\d+)*[a-z]?|0x[0-9a-f]+)$", re.IGNORECASE)
 _NUMBER_AND_UNIT = re.compile(r"^(\d+(?:[.,:]\d+)*)([a-zµΩ°%]+)$", re.IGNORECASE)
 
@@ -277,7 +311,8 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
           empty_guides: bool, min_similarity: float, min_coverage: float) -> Judgement:
     """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
     order): a question naming something the course never mentions (:func:`unknown_names`,
-    :func:`undefined_term`, :func:`missing_key_terms`, :func:`bare_values`) or a guide with no text (``empty_guides``)
+    :func:`undefined_term`, :func:`missing_key_terms`, :func:`missing_features`,
+    :func:`bare_values`) or a guide with no text (``empty_guides``)
     has none; else :func:`has_strong_evidence` decides from ``best_similarity`` (cosine, None in
     keyword-only mode), ``exact_matches`` and, without a similarity, ``lexical_coverage(False)``
     (share of the question's words in the best BM25 chunk, 0..1); a question mostly in Chinese,
@@ -289,6 +324,7 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     if term and term not in names:
         names.append(term)
     names += [t for t in missing_key_terms(question, phrase_found, identifiers) if t not in names]
+    names += [t for t in missing_features(question, in_vocabulary, phrase_found) if t not in names]
     values = bare_values(question, phrase_found)
     names += [t for t in values or () if t not in names]
     coverage = lexical_coverage(False) if best_similarity is None else None
