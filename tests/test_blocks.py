@@ -238,3 +238,9 @@ def test_a_block_two_overlapping_chunks_both_hold_is_quoted_once():
     shown = "\n".join(q.markdown for q in quotes)
     assert shown.count("locked cabinet") == 1
     assert "before the first interview" in shown  # the other block of the second chunk is still quoted
+
+
+def test_a_long_numbered_list_cut_before_the_asked_item_marks_the_cut_outside_the_list():
+    steps = "\n".join(f"{i}. Wipe bench {i}." for i in range(1, 13)).replace("11. Wipe bench 11.", "11. Lock the freezer.")
+    answer, _ = extractive_answer("When do I lock the freezer?", [_passage("Closing takes these steps:\n\n" + steps + "\n")])
+    assert "…\n\n4. Wipe bench 4." in answer and "11. Lock the freezer." in answer and "- …" not in answer

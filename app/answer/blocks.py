@@ -173,8 +173,9 @@ def _shorten_block(kind: str, text: str, words: Sequence[tuple[str, ...]] = ()) 
             return "\n".join(items)
         start = _focus(items, MAX_BLOCK_ITEMS, words)
         kept = items[start:start + MAX_BLOCK_ITEMS]
-        return "\n".join((["- …"] if start else []) + kept
-                         + (["- …"] if start + MAX_BLOCK_ITEMS < len(items) else []))
+        # "- …" would start a bullet list inside a numbered one: there, "…" stands apart from the items
+        before, after = (["…", ""], ["", "…"]) if re.match(r"\s*\d+[.)]\s", items[0]) else (["- …"], ["- …"])
+        return "\n".join((before if start else []) + kept + (after if start + MAX_BLOCK_ITEMS < len(items) else []))
     lines = text.splitlines()
     if kind == "code":
         if len(lines) <= MAX_CODE_LINES + 2:
