@@ -4,7 +4,7 @@ import pytest
 
 from app.bundle.builder import build_bundle
 from app.bundle.reader import BundleReader
-from app.errors import BundleError, CourseFolderError
+from app.errors import BundleError, CourseFolderError, LanternError
 
 from .fakes import FakeEmbedder
 
@@ -47,6 +47,21 @@ def test_failed_build_leaves_the_previous_bundle_untouched(course, tmp_path):
         build_bundle(course, out, Broken())
     assert out.read_bytes() == before
     assert [p.name for p in out.parent.iterdir()] == ["course.sqlite"]  # no temporary file left behind
+
+
+def test_an_output_folder_that_cannot_take_a_file_is_refused_before_any_embedding(course, tmp_path, monkeypatch):
+    # A read-only folder (or /proc): the build used to read and embed the whole course and then
+    # stop with apsw's "unable to open database file" traceback.
+    from pathlib import Path
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "touch", refuse)
+    embedder = FakeEmbedder()
+    with pytest.raises(LanternError, match=r"cannot be written to .*Permission denied.*choose a folder you can write to"):
+        build_bundle(course, tmp_path / "locked" / "course.sqlite", embedder)
+    assert embedder.calls == 0 and not (tmp_path / "locked" / "course.sqlite").exists()
 
 
 def test_missing_and_empty_course_folders_are_clear_errors(tmp_path):

@@ -138,6 +138,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
         language = check_language(language)
     if output.exists() and output.is_dir():
         raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
+    _check_writable(output)
     if previous is not None and not Path(previous).is_file():
         raise LanternError(f"The previous bundle {previous} does not exist; give --previous an existing "
                            "bundle file, or leave it out to reuse the output's embeddings.")
@@ -165,8 +166,9 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
         embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify,
                           course_id, language)
         os.replace(tmp, output)
-    except OSError as exc:
-        raise LanternError(f"The bundle {output} could not be written ({exc.strerror or exc}); "
+    except (OSError, apsw.Error) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise LanternError(f"The bundle {output} could not be written ({why}); "
                            "check free space and permissions, then build again.") from exc
     finally:
         for leftover in (tmp, Path(f"{tmp}-journal")):
@@ -178,6 +180,20 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                        reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes, language=language,
                        language_detected=detected and bool(language))
+
+
+def _check_writable(output: Path) -> None:
+    """Fail before the minutes of reading and embedding when ``output``'s folder cannot take a new
+    file (read-only, no permission, not a real folder such as /proc). Raises :class:`LanternError`."""
+    folder = output.parent
+    probe = folder / f".{output.name}.probe-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise LanternError(f"The bundle cannot be written to {folder} ({exc.strerror or exc}); "
+                           "choose a folder you can write to with -o.") from exc
 
 
 #: A temporary bundle untouched for this long (seconds) is stale even if its process id is in use:
