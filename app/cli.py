@@ -258,11 +258,13 @@ def _cmd_ask(args) -> int:
     # Text output: the evidence first, as soon as retrieval is done, then the model's sentences
     # that passed every check, one by one (nothing unverified is printed).
     printed = {"evidence": False, "sentences": 0}
+    listed: set[int] = set()
 
     def show_evidence(evidence) -> None:
         printed["evidence"] = True
         print(evidence.text)
         _print_sources(evidence.citations, "Sources:")
+        listed.update(p.n for p in evidence.citations)
         print(flush=True)
 
     def show_sentence(text: str) -> None:
@@ -276,6 +278,9 @@ def _cmd_ask(args) -> int:
         print(answer.text)
         shown = answer.citations or answer.passages
         _print_sources(shown, "Sources:" if answer.citations else "Nearest sections:")
+    else:
+        # A checked sentence may cite a passage the model read that the quotes do not show.
+        _print_sources([p for p in answer.citations if p.n not in listed], "Also cited above:")
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
     return 0

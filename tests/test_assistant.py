@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the worker test's QApplication needs no display
 
@@ -15,6 +16,7 @@ from app.assistant import LOAD, NO_CHAT_MODEL, NO_EMBEDDER, build_assistant
 from app.cli import main
 from app.config import Settings
 from app.errors import ModelError
+from app.records import Answer
 
 from .fakes import FakeChatModel, FakeEmbedder
 
@@ -99,3 +101,31 @@ def test_the_worker_says_ready_with_a_status_record_not_the_assistant(qtbot, bun
     with qtbot.waitSignal(worker.ready, timeout=2000) as ready:
         worker.load()
     assert ready.args == [LoadedStatus(FakeChatModel.name, ("keyword-only",), "the embedding model is not available")]
+
+
+def test_ask_lists_a_passage_a_checked_sentence_cites_that_the_quotes_did_not(capsys, bundle_path, fake_models,
+                                                                             monkeypatch):
+    # The model reads more passages than the quotes show; a checked sentence citing one of those
+    # must not point at a number the terminal never listed.
+    from app.answer.answerer import Assistant
+    from app.records import Hit, Passage
+
+    def passage(n: int, heading: str) -> Passage:
+        return Passage(n, Hit(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=heading, anchor=str(n),
+                              span=(0, 10), text="Some text.", score=1.0))
+
+    quoted, extra = passage(1, "Guide › Wiring"), passage(3, "Guide › Blink")
+
+    def answer(self, question, history=None, *, on_evidence=None, on_sentence=None, should_stop=None):
+        evidence = Answer(state="extractive", text="From the guides:\n\nWire it. [1]", passages=(quoted, extra),
+                          citations=(quoted,), corpus_version="v", model="fake", degraded=())
+        on_evidence(evidence)
+        on_sentence("The LED needs a resistor [3].")
+        return replace(evidence, state="answered", citations=(extra, quoted))
+
+    monkeypatch.setattr(Assistant, "answer", answer)
+    assert main(["ask", "--bundle", str(bundle_path), QUESTION]) == 0
+    out = capsys.readouterr().out
+    assert "Sources:\n  [1] lessons/g.md › Guide › Wiring" in out
+    assert out.index("The LED needs a resistor [3].") < out.index("Also cited above:\n  [3] lessons/g.md › Guide › Blink")
+    assert out.count("[1] lessons/g.md") == 1  # listed once
