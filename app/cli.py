@@ -231,10 +231,12 @@ def _cmd_search(args) -> int:
         return 0
     if result.degraded:
         print(f"({', '.join(result.degraded)})")
-    for hit in result.hits:
+    # Ranks, not scores: a guide's third chunk is placed by a lowered score (source crowding) and a
+    # linked guide after the section linking to it, so printed scores would not run in order.
+    for rank, hit in enumerate(result.hits, 1):
         where = join_heading(hit.source, hit.heading)
         excerpt = " ".join(hit.text.split())[:110]
-        print(f"{hit.score:.4f}  {where}\n        {excerpt}")
+        print(f"{rank:>2}. {where}\n    {excerpt}")
     if not result.hits:
         print("No matching sections.")
     return 0

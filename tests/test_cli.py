@@ -47,7 +47,8 @@ def test_a_hand_edited_settings_file_with_bad_values_warns_and_uses_the_defaults
     problems = settings_problems()
     assert len(problems) == 3 and "`threads`" in problems[1] and "whole number" in problems[1]
     assert main(["search", "--bundle", str(bundle_path), "--keyword-only", "blink"]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert out.startswith("(keyword-only)\n 1. lessons/") and "\n 2. " in out  # ranks, in order
     assert err.count("warning: The setting") == 3 and "Traceback" not in err
     (tmp_path / "settings.json").write_text("{bad", encoding="utf-8")
     assert Settings.load() == Settings() and "is not valid JSON (line 1)" in settings_problems()[0]

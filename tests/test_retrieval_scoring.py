@@ -67,6 +67,20 @@ def test_lesson_number_names_the_lesson_folder():
     assert index.named("In lesson 03?") == ["lessons/03-dht11/"] and index.named("In lesson 9?") == []
 
 
+def test_a_folder_name_shared_by_many_folders_is_a_topic_not_a_name():
+    # IoT keeps one `code/<device>/soil-moisture-sensor/` folder per device: "soil moisture sensor"
+    # in a question named all of them, and their code files were ranked before every guide.
+    course = [(f"2-farm/lessons/2-detect/code/{device}/soil-moisture-sensor/app.py", "app.py")
+              for device in ("pi", "wio-terminal", "virtual-device")]
+    course.append(("2-farm/lessons/2-detect/README.md", "Detect soil moisture"))
+    index = FolderIndex(course)
+    assert index.named("How do I calibrate the soil moisture sensor?") == []
+    assert index.named("What does soil-moisture-sensor/app.py print?") == []
+    one = FolderIndex(course[:1] + course[3:])
+    assert one.named("How do I calibrate the soil moisture sensor?") == [
+        "2-farm/lessons/2-detect/code/pi/soil-moisture-sensor/"]
+
+
 def test_ambiguous_lesson_numbers_are_ignored():
     # Three projects each have a lesson 3: no boost unless the project is named too.
     index = FolderIndex(COURSE[4:])

@@ -95,11 +95,18 @@ class FolderIndex:
             if len(matches) <= MAX_NUMBERED:  # a name shared by many folders (``nightlight``) is ambiguous
                 found.update(matches)
         words = normalize_words(question).split()
+        # A title or folder name shared by more folders than MAX_NUMBERED is a topic, not a name:
+        # IoT's nine `code/*/soil-moisture-sensor/` folders put code files first for any question
+        # on soil moisture sensors.
         for n in range(MIN_TITLE_WORDS, min(len(words), self._longest_title) + 1):
             for i in range(len(words) - n + 1):
-                found.update(self._by_title.get(" ".join(words[i:i + n]), ()))
+                matches = self._by_title.get(" ".join(words[i:i + n]), ())
+                if len(matches) <= MAX_NUMBERED:
+                    found.update(matches)
         for token in re.findall(r"\w+(?:[-.]\w+)*", question.casefold()):
-            found.update(self._by_segment.get(token, ()))
+            matches = self._by_segment.get(token, ())
+            if len(matches) <= MAX_NUMBERED:
+                found.update(matches)
         found |= self._numbered(question)
         return sorted(p for p in found if not any(o != p and o.startswith(p) for o in found))
 
