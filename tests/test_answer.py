@@ -147,6 +147,24 @@ def test_a_not_covered_reply_names_the_key_terms_the_guides_never_mention(bundle
     assert covered.state == "extractive" and "missing_terms" not in covered.as_json()
 
 
+def test_a_question_in_another_language_than_the_guides_is_told_so():
+    from types import SimpleNamespace
+
+    from app.answer.answerer import NOT_COVERED_TEXT, not_covered_text
+
+    gate = SimpleNamespace(empty_guides=(), unknown_names=("Widerstand",))
+    for question, language in (("Mon écran OLED reste noir, que dois-je vérifier ?", "French"),
+                               ("Welchen Widerstand brauche ich für die LED?", "German"),
+                               ("如何连接OLED显示屏", "Chinese")):
+        assert not_covered_text(gate, question, "en").startswith(
+            f"The guides are in English and this question seems to be in {language}"), question
+    # the course's own language, a course of unknown language, and a short question keep the usual reply
+    assert "seems to be in" not in not_covered_text(gate, "Welchen Widerstand brauche ich für die LED?", "de-CH")
+    assert "never mention “Widerstand”" in not_covered_text(gate, "Welchen Widerstand brauche ich für die LED?", "")
+    quiet = SimpleNamespace(empty_guides=(), unknown_names=())
+    assert not_covered_text(quiet, "Quoi?", "en") == NOT_COVERED_TEXT
+
+
 def test_creative_writing_and_errands_are_off_topic_but_course_tasks_are_not():
     for request in ("Write a short rap about my cat.", "Make up a riddle about robots.",
                     "Can you plan a trip to Lisbon for me?", "Tell me a joke."):

@@ -20,6 +20,7 @@ import time
 from typing import Callable
 
 from ..errors import ModelError, QuestionError
+from ..ingest.language import LANGUAGE_NAMES, question_language
 from ..records import Answer, Passage
 from ..retrieval.retriever import Retriever, previous_user_turn
 from ..usertext import clean_user_text
@@ -48,9 +49,16 @@ def _shorten(name: str, limit: int = 40) -> str:
     return name if len(name) <= limit else name[:limit - 1] + "…"
 
 
-def not_covered_text(retrieval) -> str:
-    """The not-covered reply, saying why when the gate knows: names the guides never mention,
-    or a guide the question names that has no text."""
+def not_covered_text(retrieval, question: str = "", course_language: str = "") -> str:
+    """The not-covered reply, saying why when the gate knows: a question in another language than
+    the guides' (``course_language``, the bundle's tag; '' when unknown), names the guides never
+    mention, or a guide the question names that has no text."""
+    asked = question_language(question) if question and course_language else ""
+    if asked and asked.split("-")[0] != course_language.split("-")[0]:
+        guides = LANGUAGE_NAMES.get(course_language.split("-")[0], course_language)
+        this = LANGUAGE_NAMES.get(asked, asked)
+        return (f"The guides are in {guides} and this question seems to be in {this}, so I could not match it "
+                f"to them. Ask it in {guides}; the nearest sections are listed below.")
     if retrieval.empty_guides:
         return (f"The guide {retrieval.empty_guides[0]} has no text yet, so the guides don't cover this. "
                 "The nearest sections are listed below.")
@@ -177,7 +185,8 @@ class Assistant:
         timings["retrieval"] = since()
         if not retrieval.has_evidence or not retrieval.hits:
             nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
-            return done("not-covered", not_covered_text(retrieval), nearest, (), timings,
+            text = not_covered_text(retrieval, question, self.retriever.bundle.meta.get("language", ""))
+            return done("not-covered", text, nearest, (), timings,
                         missing=retrieval.unknown_names)
 
         evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]

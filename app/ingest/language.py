@@ -116,6 +116,22 @@ def detect_language(texts: Iterable[str]) -> str:
     return tag if weight >= AGREEMENT * sum(votes.values()) else ""
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def question_language(question: str) -> str:
+    """The language tag of one question when it is clear, else '': a question mostly in Chinese,
+    Japanese or Korean script is ``zh``/``ja``/``ko`` by its script; otherwise py3langid's guess
+    at :data:`MIN_CONFIDENCE` (a short English question is usually unsure, so '')."""
+    letters = [c for c in question if c.isalpha()]
+    cjk = sum(bool(_HAN.match(c) or _KANA.match(c) or _HANGUL.match(c)) for c in letters)
+    if letters and cjk >= len(letters) / 2:
+        return "ja" if _KANA.search(question) else "ko" if _HANGUL.search(question) else "zh"
+    return _classify(question) if len(letters) >= 12 else ""
+
+
 def _classify(piece: str) -> str:
     """py3langid's language tag for ``piece``; '' below :data:`MIN_CONFIDENCE` (``und``) or for
     text in no language (``zxx``)."""
