@@ -165,6 +165,26 @@ def test_a_question_in_another_language_than_the_guides_is_told_so():
     assert not_covered_text(quiet, "Quoi?", "en") == NOT_COVERED_TEXT
 
 
+def test_a_question_about_the_course_outline_lists_the_lessons_in_order_with_citations(tmp_path, fake_embedder):
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+
+    root = tmp_path / "lab"
+    for folder, title in (("02-fade", "Lesson 2: Fade"), ("01-blink", "Lesson 1: Blink"), ("10-sleep", "Lesson 10: Sleep")):
+        (root / "lessons" / folder).mkdir(parents=True)
+        (root / "lessons" / folder / "README.md").write_text(f"# {title}\n\nSteps for this lesson.\n", encoding="utf-8")
+    (root / "README.md").write_text("# Lab\n\nWelcome.\n", encoding="utf-8")
+    build_bundle(root, tmp_path / "lab.sqlite", fake_embedder)
+    lab = assistant(BundleReader(tmp_path / "lab.sqlite"), fake_embedder, FakeChatModel("Nothing [1]."))
+    answer = lab.answer("How many lessons are there?")
+    assert answer.state == "extractive" and "the course has 3 lessons" in answer.text
+    assert "1. Lesson 1: Blink [1]\n2. Lesson 2: Fade [2]\n3. Lesson 10: Sleep [3]" in answer.text  # course order
+    assert [p.hit.source for p in answer.citations] == [
+        "lessons/01-blink/README.md", "lessons/02-fade/README.md", "lessons/10-sleep/README.md"]
+    # a question about some lessons is a question about their content, not the outline
+    assert "the course has" not in lab.answer("How many lessons use the fade steps?").text
+
+
 def test_creative_writing_and_errands_are_off_topic_but_course_tasks_are_not():
     for request in ("Write a short rap about my cat.", "Make up a riddle about robots.",
                     "Can you plan a trip to Lisbon for me?", "Tell me a joke."):

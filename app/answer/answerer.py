@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..errors import ModelError, QuestionError
 from ..ingest.language import LANGUAGE_NAMES, question_language
-from ..records import Answer, Passage
+from ..records import Answer, Hit, Passage
 from ..retrieval.retriever import Retriever, previous_user_turn
 from ..usertext import clean_user_text
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
@@ -71,6 +71,17 @@ OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about th
 INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
                   "and setup private. Ask me about the lessons and I'll point you to the right guide.")
 EXTRACTIVE_NOTE = "From the guides:"
+#: A question about the course's outline ("How many lessons are there?", "What does this course
+#: cover?"): no one section answers it, so retrieval finds none (MiniLM similarity 0.20 on the demo
+#: course); the lesson guides' titles, in course order, do.
+_KINDS = r"(?:lessons|chapters|units|modules|projects|parts|topics)"
+_OUTLINE = re.compile(
+    rf"^\s*(?:how many {_KINDS}(?: are there| does (?:the|this) course have| (?:are )?in (?:the|this) course)?|"
+    rf"what {_KINDS} (?:are there|are in (?:the|this) course|(?:does|do) (?:the|this) course (?:have|cover|include|contain))|"
+    rf"(?:list|show me|give me|tell me)(?: all)?(?: of)? the {_KINDS}(?: of| in)?(?: (?:the|this) course)?|"
+    r"what(?:'s|’s| is) in (?:this|the) course|what does (?:this|the) course (?:cover|teach|contain|include)|"
+    rf"what (?:are|is) (?:the|this) course(?:'s|’s)? (?:{_KINDS}|structure|outline))\s*[?.!]*\s*$",
+    re.IGNORECASE)
 
 
 class Assistant:
@@ -115,6 +126,22 @@ class Assistant:
             else:
                 raise QuestionError(f"The question is too long for the model's {llm.n_ctx:,}-token context "
                                     "window; shorten it to the part you need answered.")
+
+    def _outline(self) -> tuple[str, list[Passage]] | None:
+        """The course's lessons as a numbered list of their guides' titles, each citing the
+        lesson guide's first chunk; None when the course is not laid out in numbered lesson
+        folders with index guides (:meth:`FolderIndex.lessons`), or has fewer than two."""
+        bundle = self.retriever.bundle
+        firsts = bundle.first_chunks
+        lessons = [(path, title) for path, title in self.retriever.folder_index.lessons() if path in firsts]
+        if len(lessons) < 2:
+            return None
+        rows = bundle.chunks([firsts[path] for path, _ in lessons])
+        passages = [Passage(n, Hit(chunk_id=cid, key=row.key, source=row.source, heading=row.heading,
+                                   anchor=row.anchor, span=row.span, text=row.text, score=1.0))
+                    for n, (cid, row) in enumerate(((firsts[path], rows[firsts[path]]) for path, _ in lessons), 1)]
+        items = "\n".join(f"{n}. {title} [{n}]" for n, (_, title) in enumerate(lessons, 1))
+        return f"{EXTRACTIVE_NOTE} the course has {len(lessons)} lessons, by their guides' titles:\n\n{items}", passages
 
     def _guide_text(self, path: str) -> str:
         """A guide's whole text (cached; used to give a table row its header)."""
@@ -179,6 +206,11 @@ class Assistant:
         if is_off_topic(question):
             return done("declined-off-topic", OFF_TOPIC_TEXT)
 
+        if _OUTLINE.search(question):
+            outline = self._outline()
+            if outline:
+                text, passages = outline
+                return done("extractive", text, passages, passages, {"evidence": since()})
         history = clean_history(history)
         retrieval = self.retriever.search(question, k=10, history=history)
         timings = dict(retrieval.timings_ms)

@@ -62,15 +62,18 @@ class FolderIndex:
 
     def __init__(self, sources: list[tuple[str, str]]) -> None:
         titles: dict[str, str] = {}
+        self._index_guides: dict[str, str] = {}
         folders: set[str] = set()
         for path, title in sources:
             directory = posixpath.dirname(path)
             stem = posixpath.splitext(posixpath.basename(path))[0].lower()
             if directory and stem in _INDEX_STEMS:
                 titles[directory] = title
+                self._index_guides[directory + "/"] = path
             while directory:
                 folders.add(directory)
                 directory = posixpath.dirname(directory)
+        self._titles = {directory + "/": title for directory, title in titles.items()}
         self.folders: list[Folder] = []
         for directory in sorted(folders):
             segment = posixpath.basename(directory)
@@ -83,6 +86,18 @@ class FolderIndex:
                                        name=segment.lower(), names=frozenset(n for n in names if n),
                                        parent_name=posixpath.basename(posixpath.dirname(directory)).lower()))
         self._build_lookups()
+
+    def lessons(self) -> list[tuple[str, str]]:
+        """``(index guide path, title)`` of the course's lessons in course order: the numbered
+        folders with an index guide (README/index) below a ``lessons``-like folder, or, when there
+        are none, the numbered top-level folders with one. [] for a course not laid out in
+        numbered folders."""
+        titled = [f for f in self.folders if f.number is not None and f.path in self._index_guides]
+        chosen = [f for f in titled if f.parent_name in _GROUPING] or [f for f in titled if f.depth == 1]
+        chosen.sort(key=lambda f: ([int(n) if n.isdigit() else 0 for n in re.findall(r"(\d+)[-_. ]", f.path)],
+                                   f.path))
+        titles = dict(self._titles)
+        return [(self._index_guides[f.path], titles.get(f.path, f.name)) for f in chosen]
 
     def named(self, question: str) -> list[str]:
         """Path prefixes (ending in ``/``) of the folders ``question`` names, deepest only; may be
