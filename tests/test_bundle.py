@@ -105,8 +105,9 @@ def test_a_guide_in_a_legacy_encoding_is_decoded_and_the_encoding_is_named(cours
 def test_corrupted_or_foreign_bundles_are_refused(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(BundleError, match="not a readable course bundle"):
+    with pytest.raises(BundleError, match=r"not a readable course bundle \(it is not a database file\); rebuild") as err:
         BundleReader(junk)
+    assert "Error" not in str(err.value)  # plain words for a student, not the exception class
     with pytest.raises(BundleError, match="does not exist"):
         BundleReader(tmp_path / "missing.sqlite")
     import apsw

@@ -116,7 +116,9 @@ class BundleReader:
             self._conn = connect(str(self.path), read_only=True)
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
         except apsw.Error as exc:
-            raise BundleError(f"{self.path} is not a readable course bundle ({exc.__class__.__name__}); "
+            why = ("it is not a database file" if isinstance(exc, apsw.NotADBError)
+                   else "it is damaged" if isinstance(exc, apsw.CorruptError) else "it cannot be opened")
+            raise BundleError(f"{self.path} is not a readable course bundle ({why}); "
                               "rebuild it with `lantern build` or choose another file.") from exc
         missing = _REQUIRED_TABLES - tables
         if missing:
