@@ -336,6 +336,27 @@ def test_no_display_prints_a_sentence(monkeypatch, capsys):
     assert err.strip() == NO_DISPLAY_MESSAGE and "lantern ask --bundle" in err
 
 
+def test_a_bundle_that_cannot_be_opened_offers_to_choose_another(monkeypatch, tmp_path, qapp):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database" * 50)
+    other = tmp_path / "other.sqlite"
+    other.write_bytes(b"also not one" * 50)
+    shown, offered = [], []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append(text))
+    choices = iter([str(other), ""])  # the student picks another file, then gives up
+
+    def choose(*args):
+        offered.append(args[1])
+        return next(choices), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    assert run_gui(junk, None) == 1
+    assert len(shown) == 2 and "junk.sqlite is not a readable course bundle" in shown[0] and "other.sqlite" in shown[1]
+    assert offered == ["Open another course bundle"] * 2
+
+
 @pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="Qt's xcb plugin exists on Linux only")
 def test_a_missing_xcb_library_is_named_before_qt_aborts(monkeypatch, capsys):
     import ctypes

@@ -132,12 +132,18 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
         path = Path(chosen)
     # One window at a time; the Course menu switches course without restarting (courses.py).
     switcher = CourseSwitcher(lambda bundle: (lambda report: load_assistant(bundle, model_path, report)))
-    try:
-        window = switcher.open(Path(path))
-    except LanternError as exc:
-        print(str(exc), file=sys.stderr)
-        QMessageBox.critical(None, "Lantern", str(exc))
-        return 1
+    while True:  # a bundle that cannot be opened: say why, then offer to choose another one
+        try:
+            window = switcher.open(Path(path))
+            break
+        except LanternError as exc:
+            print(str(exc), file=sys.stderr)
+            QMessageBox.critical(None, "Lantern", str(exc))
+            chosen, _ = QFileDialog.getOpenFileName(None, "Open another course bundle", str(Path(path).parent),
+                                                    "Course bundles (*.sqlite)")
+            if not chosen:
+                return 1
+            path = Path(chosen)
     problems = settings_problems()
     if problems:  # a hand-edited settings file: say what was ignored, then go on with the defaults
         print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
