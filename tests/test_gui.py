@@ -339,6 +339,10 @@ def test_no_display_prints_a_sentence(monkeypatch, capsys):
 def test_a_bundle_that_cannot_be_opened_offers_to_choose_another(monkeypatch, tmp_path, qapp):
     from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+    import app.logfile
+
+    monkeypatch.setattr(app.logfile, "start_log_file", lambda: None)  # no log file for the later tests
+    monkeypatch.setattr(os.sys, "excepthook", os.sys.excepthook)  # run_gui installs its own: restored after
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database" * 50)
     other = tmp_path / "other.sqlite"
