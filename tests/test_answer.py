@@ -185,6 +185,25 @@ def test_a_question_about_the_course_outline_lists_the_lessons_in_order_with_cit
     assert "the course has" not in lab.answer("How many lessons use the fade steps?").text
 
 
+def test_other_subsections_of_a_quoted_section_found_by_retrieval_are_named_with_their_citations():
+    from app.answer.answerer import sibling_sections
+    from app.records import Hit, Passage
+
+    def passage(n: int, heading: str, source: str = "lessons/oled.md") -> Passage:
+        return Passage(n, Hit(chunk_id=n, key=f"{source}#{n}", source=source, heading=heading, anchor=str(n),
+                              span=(0, 1), text="x", score=1.0))
+
+    blank = "Lesson 4 › Troubleshooting: the display stays blank"
+    quoted = [passage(1, f"{blank} › display.display() is missing"), passage(2, f"{blank} › Garbled picture")]
+    evidence = quoted + [passage(3, "Lesson 4 › The code"), passage(4, f"{blank} › Wrong I2C address"),
+                         passage(5, f"{blank} › Wrong I2C address", source="other/oled.md")]
+    line, more = sibling_sections(quoted, evidence)
+    assert line == "*Troubleshooting: the display stays blank* also covers: *Wrong I2C address* [4]."
+    assert [p.n for p in more] == [4]  # not the guide's other top-level section, not another guide
+    # a quoted top-level section of a guide has no such group
+    assert sibling_sections([passage(3, "Lesson 4 › The code")], evidence) is None
+
+
 def test_creative_writing_and_errands_are_off_topic_but_course_tasks_are_not():
     for request in ("Write a short rap about my cat.", "Make up a riddle about robots.",
                     "Can you plan a trip to Lisbon for me?", "Tell me a joke."):

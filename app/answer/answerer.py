@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..errors import ModelError, QuestionError
 from ..ingest.language import LANGUAGE_NAMES, question_language
-from ..records import Answer, Hit, Passage
+from ..records import HEADING_SEPARATOR, Answer, Hit, Passage, heading_leaf
 from ..retrieval.retriever import Retriever, previous_user_turn
 from ..usertext import clean_user_text
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
@@ -82,6 +82,30 @@ _OUTLINE = re.compile(
     r"what(?:'s|’s| is) in (?:this|the) course|what does (?:this|the) course (?:cover|teach|contain|include)|"
     rf"what (?:are|is) (?:the|this) course(?:'s|’s)? (?:{_KINDS}|structure|outline))\s*[?.!]*\s*$",
     re.IGNORECASE)
+
+
+def sibling_sections(cited: list[Passage], evidence: list[Passage]) -> tuple[str, list[Passage]] | None:
+    """A line naming the evidence passages that are other subsections of the same section as a quoted
+    passage ("*Troubleshooting: the display stays blank* also covers: *Wrong I2C address* [6], …"),
+    and those passages; None when there are none. A question such as "what should I check?" is
+    answered by every item of a troubleshooting section, and only three are quoted. Only sections
+    two levels or more below the guide's title count (a guide's top-level sections are not one list)."""
+    def parent(p: Passage) -> tuple[str, str]:
+        return p.hit.source, HEADING_SEPARATOR.join(p.hit.heading.split(HEADING_SEPARATOR)[:-1])
+
+    groups = {parent(p) for p in cited if p.hit.heading.count(HEADING_SEPARATOR) >= 2}
+    shown = {p.hit.key for p in cited} | {(p.hit.source, p.hit.heading) for p in cited}
+    more: list[Passage] = []
+    for p in evidence:
+        if (parent(p) in groups and p.hit.key not in shown and (p.hit.source, p.hit.heading) not in shown
+                and p.hit.heading.count(HEADING_SEPARATOR) >= 2):
+            shown.add((p.hit.source, p.hit.heading))
+            more.append(p)
+    if not more:
+        return None
+    section = heading_leaf(parent(more[0])[1])
+    items = ", ".join(f"*{heading_leaf(p.hit.heading)}* [{p.n}]" for p in more)
+    return f"*{section}* also covers: {items}.", more
 
 
 class Assistant:
@@ -228,6 +252,10 @@ class Assistant:
         quoted, cited = "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
         if not cited:
             return done("not-covered", NOT_COVERED_TEXT, evidence[:3], (), timings)
+        siblings = sibling_sections(cited, evidence)
+        if siblings:
+            line, more = siblings
+            quoted, cited = f"{quoted}\n\n{line}", cited + more
         timings["evidence"] = since()
         extractive_text = f"{EXTRACTIVE_NOTE}\n\n{quoted}"
         if on_evidence is not None:
