@@ -154,11 +154,6 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
         vectors, why = previous_vectors(reuse_from, embedder)
         if why:
             notes.append(why)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LanternError(f"The output folder {output.parent} cannot be created ({exc.strerror}); "
-                           "choose another place for the bundle.") from exc
     notes.extend(remove_stale_temporary_files(output))
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
@@ -183,12 +178,16 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
 
 
 def _check_writable(output: Path) -> None:
-    """Fail before the minutes of reading and embedding when ``output``'s folder cannot take a new
-    file (read-only, no permission, not a real folder such as /proc). Raises :class:`LanternError`."""
+    """Create ``output``'s folder, and fail before the minutes of reading and embedding when it cannot
+    be made or cannot take a new file (read-only, no permission, /proc). Raises :class:`LanternError`."""
     folder = output.parent
     probe = folder / f".{output.name}.probe-{os.getpid()}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LanternError(f"The output folder {folder} cannot be created ({exc.strerror}); "
+                           "choose another place for the bundle.") from exc
+    try:
         probe.touch()
         probe.unlink()
     except OSError as exc:

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Iterable, Iterator
 
 from ..errors import LanternError
+from ..text.tokenize import CJK
 from .markdown import parser
 
 #: Characters of prose read for a guess in all, and at most this many of each guide.
@@ -118,7 +119,6 @@ def detect_language(texts: Iterable[str]) -> str:
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def question_language(question: str) -> str:
@@ -126,7 +126,7 @@ def question_language(question: str) -> str:
     Japanese or Korean script is ``zh``/``ja``/``ko`` by its script; otherwise py3langid's guess
     at :data:`MIN_CONFIDENCE` (a short English question is usually unsure, so '')."""
     letters = [c for c in question if c.isalpha()]
-    cjk = sum(bool(_HAN.match(c) or _KANA.match(c) or _HANGUL.match(c)) for c in letters)
+    cjk = sum(bool(CJK.match(c)) for c in letters)
     if letters and cjk >= len(letters) / 2:
         return "ja" if _KANA.search(question) else "ko" if _HANGUL.search(question) else "zh"
     return _classify(question) if len(letters) >= 12 else ""

@@ -241,6 +241,8 @@ def missing_features(question: str, in_vocabulary: Callable[[str], bool],
 
 
 _BARE_VALUE = re.compile(r"^(?:\d+(?:[.,:]\d+)*(?:[a-zµΩ°%]+)?|v\d+(?:\.\d+)*[a-z]?|0x[0-9a-f]+)$", re.IGNORECASE)
+#: Punctuation around a value that is not part of it ("v1.2.3?", "(3.3V)").
+_VALUE_EDGES = "?!.,;:()[]\"'“”"
 _NUMBER_AND_UNIT = re.compile(r"^(\d+(?:[.,:]\d+)*)([a-zµΩ°%]+)$", re.IGNORECASE)
 
 
@@ -250,7 +252,7 @@ def bare_values(question: str, phrase_found: Callable[[str], bool]) -> list[str]
     (a quantity also as number and unit apart, "3.3 V"), in order; None for any question with a
     word in it. Such a question asks about that value and nothing else: without the value in the
     guides the nearest sections ("3.3 V" for "v1.2.3") are no evidence, and with it they are."""
-    tokens = [t.strip("?!.,;:()[]\"'“”") for t in question.split()]
+    tokens = [t.strip(_VALUE_EDGES) for t in question.split()]
     tokens = [t for t in tokens if t]
     if not tokens or not all(_BARE_VALUE.match(t) for t in tokens):
         return None
@@ -330,7 +332,7 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     coverage = lexical_coverage(False) if best_similarity is None else None
     has_evidence = has_strong_evidence(best_similarity, exact_matches, len(names), min_similarity,
                                        coverage, min_coverage)
-    if values == [] and all(len(t.strip("?!.,;:()[]\"'“”")) >= 3 for t in question.split()):
+    if values == [] and all(len(t.strip(_VALUE_EDGES)) >= 3 for t in question.split()):
         # Only values, each in the guides: the chunks holding them are the evidence. ("2" or "42"
         # alone is in too many places to mean one; the similarity decides for them, as for words.)
         has_evidence = True
