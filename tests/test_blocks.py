@@ -42,6 +42,22 @@ def test_how_questions_get_the_command_not_the_background():
     assert "az group delete --name lab" in answer
 
 
+def test_a_how_question_after_a_clause_of_context_still_asks_for_the_fix():
+    # Students set the scene first ("In my app, X happens. What fixes it?"); only a question opening
+    # with "how" used to count, so the background sentence beat the code block that fixes it.
+    for question in ("After writing my .gitignore, how do I check which files are ignored?",
+                     "In my one-page app the Back button changes the address but not the screen. What fixes it?",
+                     "I compile for ES5 and the loop is rejected. Why, and is there a compiler option for it?"):
+        assert question_kind(question) == "how", question
+    # a quantity is not a procedure
+    assert question_kind("What is it set to by default, and how far can I change it?") == "other"
+    text = ("If you press Back, the address changes but the same page stays on screen.\n\n"
+            "We'll fix that at the bottom of `app.js`:\n\n```js\nwindow.onpopstate = () => show();\n```\n")
+    answer, _ = extractive_answer("In my app, pressing Back changes the address but the page stays the same. "
+                                  "What fixes it?", [_passage(text)], per_passage=1)
+    assert "window.onpopstate" in answer
+
+
 def test_link_only_lines_are_never_quoted():
     assert is_link_only("[Lesson 2](../2/README.md) · [Lesson 3](../3/README.md)")
     text = "[Next lesson](next.md) [Quiz](https://example.org/quiz)\n\nThe late penalty is 10% per day late.\n"

@@ -55,8 +55,14 @@ SECOND_BLOCK_SHARE = 0.4
 #: Most characters of quoted blocks per passage (a long code block or list counts once, whole).
 PASSAGE_QUOTE_CHARS = 600
 
+#: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
+#: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
+#: option…". Not "… and how far/many…" mid-question (a quantity). Five dev sets: WD +1, no other count moved.
 _HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|function|method)\b|"
-                  r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)", re.I)
+                  r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
+                  r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
+                  r"\bwhat (fixes|solves)\b|\bwhat (do|should|can) (i|we) (do|run|type)\b|"
+                  r"\bis there (a|an) (\w+ )?(command|option|flag|setting|way)\b", re.I)
 _NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
                    r"known as|what does \S+ mean)\b", re.I)
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
