@@ -129,7 +129,7 @@ def test_a_trimmed_window_never_starts_inside_a_code_block():
 def test_a_follow_ups_sentences_answer_the_follow_up_not_the_previous_turn():
     from app.answer.extractive import extractive_answer
 
-    text = ("Connect the soil moisture sensor to the soil moisture socket with a Grove cable. "
+    text = ("Connect the soil moisture sensor (part 101020008) to the soil moisture socket with a Grove cable. "
             "With the Pi powered off, plug the other end into the analog socket marked A0 on the Pi.")
     previous = "Which sensor measures soil moisture?"
     question = "Which socket does it plug into on the Pi?"

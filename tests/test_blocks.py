@@ -1,7 +1,7 @@
 """Answer blocks: the extractive answer quotes the unit that carries the fact (issue 11, section 2)."""
 
 from app.answer.blocks import header_before, is_link_only, passage_units, plain_reference_links
-from app.answer.extractive import choose_quotes, extractive_answer, question_kind
+from app.answer.extractive import _has_value, choose_quotes, extractive_answer, question_kind
 from app.records import Hit, Passage
 from app.text.lexical import LexicalIndex, build_index
 
@@ -50,12 +50,24 @@ def test_a_how_question_after_a_clause_of_context_still_asks_for_the_fix():
                      "I compile for ES5 and the loop is rejected. Why, and is there a compiler option for it?"):
         assert question_kind(question) == "how", question
     # a quantity is not a procedure
-    assert question_kind("What is it set to by default, and how far can I change it?") == "other"
+    assert question_kind("What is it set to by default, and how far can I change it?") != "how"
     text = ("If you press Back, the address changes but the same page stays on screen.\n\n"
             "We'll fix that at the bottom of `app.js`:\n\n```js\nwindow.onpopstate = () => show();\n```\n")
     answer, _ = extractive_answer("In my app, pressing Back changes the address but the page stays the same. "
                                   "What fixes it?", [_passage(text)], per_passage=1)
     assert "window.onpopstate" in answer
+
+
+def test_a_which_one_question_gets_the_block_with_the_values():
+    text = ("## Picking the pull-up\n\nThe pull-up keeps the button pin from floating when the button is open.\n\n"
+            "| Pull-up | Current when pressed |\n| --- | --- |\n| 4.7 kΩ | 0.7 mA |\n| 10 kΩ | 0.33 mA |\n")
+    assert question_kind("Which pull-up should I put on the button pin?") == "value"
+    assert question_kind("What is the timeout set to by default?") == "value"
+    answer, _ = extractive_answer("Which pull-up should I put on the button pin?",
+                                  [_passage(text, heading="Buttons › Picking the pull-up")])
+    assert "10 kΩ" in answer
+    # digits in a link target or a list number are not values
+    assert not _has_value("1. See [the manual](https://example.org/m2x9) for details")
 
 
 def test_link_only_lines_are_never_quoted():

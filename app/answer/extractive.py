@@ -46,6 +46,10 @@ MIN_RELATIVE_SCORE = 0.8
 #: asks how to do something; and to a definition-like block when it asks for a name or term.
 HOW_BONUS = 0.25
 NAME_BONUS = 0.2
+#: Added to a block holding a number or a name in code when the question asks "which one / how much"
+#: (``value``): "Which resistor should I use?" is answered by the table of values, not the sentence
+#: on what a resistor does. Six dev sets: demo +1, no count lower, the same at 0.1, 0.15 and 0.3.
+VALUE_BONUS = 0.15
 #: A question word found only in a block's heading counts this much of one found in its text.
 HEADING_WEIGHT = 0.5
 #: A second block of a passage is quoted when it scores at least this share of the passage's best.
@@ -65,6 +69,18 @@ _HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|funct
                   r"\bis there (a|an) (\w+ )?(command|option|flag|setting|way)\b", re.I)
 _NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
                    r"known as|what does \S+ mean)\b", re.I)
+_VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|often|big|fast|large|small)\b|"
+                    r"\bby default\b|\b(what|which) (\w+ )?(value|number|default|setting)s?\b|\bset to\b", re.I)
+#: A block holding a number or a name in code: what a "which one / how much" question asks for.
+_HAS_VALUE = re.compile(r"\d|`[^`\n]+`")
+
+
+def _has_value(text: str) -> bool:
+    """Whether ``text`` holds a number or a name in code, not counting list numbers and link targets."""
+    return bool(_HAS_VALUE.search(_URL.sub("", _ITEM_LINE.sub("", text))))
+
+
+_URL = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
 #: Added to a block's score times the share of the question's code tokens (identifiers such as
 #: ``cloneNode(true)``, ``--sku``, operators such as ``===``) that the block holds verbatim: the words
@@ -78,11 +94,13 @@ _POINTS_BACK = re.compile(r"^[*_]*(this|these|that|those|it|its|they|their|such|
 
 def question_kind(question: str) -> str:
     """``how`` (asks for steps, a command or code), ``name`` (asks what something is called or
-    stands for) or ``other``."""
+    stands for), ``value`` (asks which one or how much: a number, a setting, a name in code) or ``other``."""
     if _HOW.search(question):
         return "how"
     if _NAME.search(question):
         return "name"
+    if _VALUE.search(question):
+        return "value"
     return "other"
 
 
@@ -148,6 +166,8 @@ def block_score(unit: Unit, words: list[tuple[str, ...]], context: Sequence[tupl
         score += HOW_BONUS
     elif own and kind == "name" and _DEFINITION.search(unit.match_text):
         score += NAME_BONUS
+    elif own and kind == "value" and _has_value(unit.text):
+        score += VALUE_BONUS
     return score
 
 
