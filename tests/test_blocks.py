@@ -249,6 +249,17 @@ def test_a_long_code_block_shows_the_lines_the_question_asks_about():
     assert "reading[0]" not in answer and "…" in answer  # cut before and after, and said so
 
 
+def test_a_code_window_from_the_middle_of_a_function_names_the_function_and_shows_what_follows_a_comment():
+    body = "\n".join(f"    total += weights[{i}];" for i in range(30))
+    body += "\n    // the sensor needs a 20 ms pause after waking\n    delay_ms(20);\n    start_reading();"
+    body += "\n" + "\n".join(f"    report({i});" for i in range(10))
+    text = "The full sketch:\n\n```c\nvoid wake_sensor(void) {\n" + body + "\n}\n```\n"
+    answer, _ = extractive_answer("How long must the sensor pause after waking?", [_passage(text)])
+    assert "void wake_sensor(void) {\n…\n" in answer  # the function the lines belong to
+    assert "after waking\n    delay_ms(20);" in answer  # the line the comment is about
+    assert "weights[0]" not in answer
+
+
 def test_a_long_list_shows_the_items_the_question_asks_about():
     items = "\n".join(f"- Step {i}: tidy shelf {i}." for i in range(1, 12)).replace(
         "Step 11: tidy shelf 11.", "Step 11: label the freezer boxes.")

@@ -149,18 +149,42 @@ def _strip_marker(item: str) -> str:
     return _LIST_MARKER.sub("", item, count=1).strip()
 
 
-def _focus(pieces: list[str], keep: int, words: Sequence[tuple[str, ...]]) -> int:
+def _focus(pieces: list[str], keep: int, words: Sequence[tuple[str, ...]], context: bool = False) -> int:
     """Start of the run of ``keep`` consecutive ``pieces`` holding the most distinct question
-    ``words`` (the earliest run on ties, so 0 when no piece holds one)."""
+    ``words`` (the earliest run on ties, so 0 when no piece holds one). With ``context``, among the
+    tied runs that follow the earliest, the one that starts nearer the first piece holding a question
+    word (never past it), leaving about two thirds of the run below it: in code, the lines after a
+    comment are what the comment is about."""
     if not words or len(pieces) <= keep:
         return 0
     token_sets = [set(document_tokens(piece)) for piece in pieces]
-    best, best_found = 0, -1
-    for start in range(len(pieces) - keep + 1):
-        found = words_found(list(words), set().union(*token_sets[start:start + keep]))
-        if found > best_found:
-            best, best_found = start, found
-    return best
+    found = [words_found(list(words), set().union(*token_sets[start:start + keep]))
+             for start in range(len(pieces) - keep + 1)]
+    best = max(range(len(found)), key=lambda start: (found[start], -start))
+    if not context or found[best] == 0:
+        return best
+    end = best
+    while end + 1 < len(found) and found[end + 1] == found[best]:
+        end += 1
+    asked = {v for w in words for v in w}
+    first_hit = next(i for i in range(best, best + keep) if token_sets[i] & asked)
+    return min(end, best + keep - 1 - keep // 3, first_hit)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _enclosing_line(lines: list[str], start: int) -> int | None:
+    """Index of the line that opens the code around ``lines[start]`` (the nearest line above it that
+    is indented less: a function, class or loop header), so a window cut from the middle of a
+    function still shows which function it is; None when ``start`` is at the top level."""
+    first = next((line for line in lines[start:] if line.strip()), "")
+    depth = _indent(first)
+    for i in range(start - 1, -1, -1):
+        if lines[i].strip() and _indent(lines[i]) < depth:
+            return i
+    return None
 
 
 def _shorten_block(kind: str, text: str, words: Sequence[tuple[str, ...]] = ()) -> str:
@@ -182,9 +206,14 @@ def _shorten_block(kind: str, text: str, words: Sequence[tuple[str, ...]] = ()) 
             return text
         fence = lines[0].strip()[:3]
         body = lines[1:-1] if lines[-1].strip().startswith(fence) else lines[1:]
-        start = _focus(body, MAX_CODE_LINES, words)
+        # Fences inside (a list taken for indented code) must not be cut apart: no shifting there.
+        plain = not any(line.strip().startswith(("```", "~~~")) for line in body)
+        start = _focus(body, MAX_CODE_LINES, words, context=plain)
         kept = body[start:start + MAX_CODE_LINES]
-        return "\n".join([lines[0]] + (["…"] if start else []) + kept
+        opener = _enclosing_line(body, start) if plain else None
+        head = ([] if not start else ["…"] if opener is None
+                else [body[opener]] + (["…"] if opener < start - 1 else []))
+        return "\n".join([lines[0]] + head + kept
                          + (["…"] if start + MAX_CODE_LINES < len(body) else []) + [fence])
     if kind == "table":
         keep = lines[:2 + MAX_BLOCK_ITEMS]
