@@ -155,7 +155,8 @@ def test_a_question_in_another_language_than_the_guides_is_told_so():
     gate = SimpleNamespace(empty_guides=(), unknown_names=("Widerstand",))
     for question, language in (("Mon écran OLED reste noir, que dois-je vérifier ?", "French"),
                                ("Welchen Widerstand brauche ich für die LED?", "German"),
-                               ("如何连接OLED显示屏", "Chinese")):
+                               ("如何连接OLED显示屏", "Chinese"),
+                               ("¿Cómo conecto el sensor?", "Spanish")):
         assert not_covered_text(gate, question, "en").startswith(
             f"The guides are in English and this question seems to be in {language}"), question
     # the course's own language, a course of unknown language, and a short question keep the usual reply

@@ -123,12 +123,15 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 
 def question_language(question: str) -> str:
     """The language tag of one question when it is clear, else '': a question mostly in Chinese,
-    Japanese or Korean script is ``zh``/``ja``/``ko`` by its script; otherwise py3langid's guess
+    Japanese or Korean script is ``zh``/``ja``/``ko`` by its script, one with Spanish's opening
+    ``¿``/``¡`` is ``es`` (py3langid is unsure of "¿Cómo conecto el sensor?"); otherwise py3langid's guess
     at :data:`MIN_CONFIDENCE` (a short English question is usually unsure, so '')."""
     letters = [c for c in question if c.isalpha()]
     cjk = sum(bool(CJK.match(c)) for c in letters)
     if letters and cjk >= len(letters) / 2:
         return "ja" if _KANA.search(question) else "ko" if _HANGUL.search(question) else "zh"
+    if "¿" in question or "¡" in question:  # opening marks only Spanish writes
+        return "es"
     return _classify(question) if len(letters) >= 12 else ""
 
 
