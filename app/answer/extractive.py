@@ -61,7 +61,7 @@ PASSAGE_QUOTE_CHARS = 600
 
 #: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
 #: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
-#: option…". Not "… and how far/many…" mid-question (a quantity). Five dev sets: WD +1, no other count moved.
+#: option…". Not "… and how far/many…" mid-question (a quantity). Six dev sets: WD +1, no other count moved.
 _HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|function|method)\b|"
                   r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
                   r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
@@ -73,6 +73,7 @@ _VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|o
                     r"\bby default\b|\b(what|which) (\w+ )?(value|number|default|setting)s?\b|\bset to\b", re.I)
 #: A block holding a number or a name in code: what a "which one / how much" question asks for.
 _HAS_VALUE = re.compile(r"\d|`[^`\n]+`")
+_URL = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 
 
 def _has_value(text: str) -> bool:
@@ -80,7 +81,6 @@ def _has_value(text: str) -> bool:
     return bool(_HAS_VALUE.search(_URL.sub("", _ITEM_LINE.sub("", text))))
 
 
-_URL = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
 #: Added to a block's score times the share of the question's code tokens (identifiers such as
 #: ``cloneNode(true)``, ``--sku``, operators such as ``===``) that the block holds verbatim: the words
