@@ -236,6 +236,21 @@ def test_every_fusion_ranks_the_blank_display_section_first(bundle, fake_embedde
         assert scores == sorted(scores, reverse=True)
 
 
+def test_a_capitalised_run_made_of_known_parts_is_not_an_unknown_name():
+    # Students write component names in title case: "the Wio Terminal Light Sensor" is two known
+    # phrases, "the Oceania GDP file" a known word and an acronym; neither was ever a new name.
+    vocabulary = {"wio", "termin", "light", "sensor", "oceania", "gdp", "thing", "network", "file", "node", "add"}
+    phrases = {"Wio Terminal", "Light Sensor", "Oceania", "GDP", "Things", "Network"}
+    assert unknown_names("How do I read the Wio Terminal Light Sensor?", vocabulary.__contains__,
+                         phrases.__contains__) == []
+    assert unknown_names("How do I plot the Oceania GDP file?", vocabulary.__contains__, phrases.__contains__) == []
+    # a plain capitalised word after the first is part of a name the course must hold as a phrase
+    assert unknown_names("How do I add a node to The Things Network?", vocabulary.__contains__,
+                         phrases.__contains__) == ["Things Network"]
+    assert unknown_names("Does the Wio Terminal Light Shield work?", (vocabulary | {"shield"}).__contains__,
+                         phrases.__contains__) == ["Wio Terminal Light Shield"]
+
+
 def test_single_legs_run_alone(bundle, fake_embedder):
     retriever = Retriever(bundle, fake_embedder)
     lexical = retriever.search("blank display I2C address", legs=("lexical",))

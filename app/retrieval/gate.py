@@ -77,6 +77,31 @@ def looks_like_name(word: str, sentence_initial: bool) -> bool:
     return word[0].isupper() and not sentence_initial
 
 
+def _known_run(words: list[str], phrase_found: Callable[[str], bool]) -> bool:
+    """Whether a run of capitalised words is known to the course: found as a phrase, or made of
+    known parts in a row, each a phrase of two words or more ("Wio Terminal" + "Light Sensor": a
+    student writes component names in title case), an acronym or code-like word ("GDP", "IoT"), or,
+    first in the run, one word (judged on its own by the single-word rule: "Oceania" + "GDP"). A
+    plain capitalised word later in the run is part of a name ("Things Network", "IoT Core")."""
+    if phrase_found(" ".join(words)):
+        return True
+    words = words[:MAX_RUN_WORDS]
+
+    def splits(i: int) -> bool:
+        if i == len(words):
+            return True
+        for j in range(len(words), i + 1, -1):  # longest phrase first; the whole run was tried
+            if (i, j) != (0, len(words)) and phrase_found(" ".join(words[i:j])) and splits(j):
+                return True
+        single = words[i]
+        return (i == 0 or _is_acronym(single) or any(c.isupper() or c.isdigit() for c in single[1:])) and splits(i + 1)
+    return splits(0)
+
+
+#: Longest run of capitalised words split into known parts (the splits grow with its length).
+MAX_RUN_WORDS = 6
+
+
 def _is_acronym(word: str) -> bool:
     letters = [c for c in word if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters)
@@ -98,7 +123,7 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
         words = run[1:] if run and run[0].lower() in _RUN_OPENERS else run
         if len(words) >= 2 and phrase_found is not None:
             phrase = " ".join(words)
-            if phrase not in found and not phrase_found(phrase):
+            if phrase not in found and not _known_run(words, phrase_found):
                 found.append(phrase)
         run.clear()
 
