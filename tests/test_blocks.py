@@ -70,6 +70,25 @@ def test_a_which_one_question_gets_the_block_with_the_values():
     assert not _has_value("1. See [the manual](https://example.org/m2x9) for details")
 
 
+def test_a_list_of_questions_is_never_quoted_as_an_answer():
+    # A lesson's "Questions" box and an exercise's prompts ask; the answer is elsewhere.
+    text = ("- How can I plot my data?\n- How can I save my plot for publishing?\n\n"
+            "Identify the following in the plot:\n\n1. Which axis shows the year?\n2. What does the colour show?\n\n"
+            "Save a plot with `plt.savefig('my_plot.png')` before you call `plt.show()`.\n")
+    answer, _ = extractive_answer("How can I save my plot?", [_passage(text)])
+    assert "plt.savefig" in answer
+    assert "How can I save my plot for publishing?" not in answer and "Which axis" not in answer
+
+
+def test_a_one_item_list_introduces_the_code_under_it():
+    # The Carpentries' lessons write "- For example, …" and then the code the bullet is about.
+    text = ("## Styles\n\n- For example, draw the bars in a fancier style.\n\n"
+            "```python\nplt.style.use('ggplot')\ndata.plot(kind='bar')\n```\n\n"
+            "- Colours can be changed too.\n")
+    answer, _ = extractive_answer("How do I get the fancier style?", [_passage(text)], per_passage=1)
+    assert "fancier style.\n\n```python\nplt.style.use('ggplot')" in answer
+
+
 def test_link_only_lines_are_never_quoted():
     assert is_link_only("[Lesson 2](../2/README.md) · [Lesson 3](../3/README.md)")
     text = "[Next lesson](next.md) [Quiz](https://example.org/quiz)\n\nThe late penalty is 10% per day late.\n"

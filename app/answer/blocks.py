@@ -103,6 +103,18 @@ def is_link_only(text: str) -> bool:
     return not re.search(r"\w{2,}", rest) and bool(_LINK.search(text) or _BARE_URL.search(text))
 
 
+def _is_question(text: str) -> bool:
+    """Whether a list item only asks something ("How can I plot my data?"): an exercise's or an
+    episode's list of questions holds no answer."""
+    return text.rstrip("*_ \t\n").endswith("?")
+
+
+def _only_questions(list_text: str) -> bool:
+    """Whether every item of a Markdown list is a question (:func:`_is_question`)."""
+    items = _list_items(list_text)
+    return bool(items) and all(_is_question(_strip_marker(item)) for item in items)
+
+
 def is_sentence(text: str) -> bool:
     """Whether ``text`` is worth quoting on its own: two words or more, or CJK text of four
     characters or more (a short rule such as "10% per day late." counts)."""
@@ -296,7 +308,8 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                 continue
             sentences = [s for s in split_sentences(body) if not is_link_only(s)]
             lead_in = (sentences and sentences[-1].rstrip("*_ ").endswith(":") and nxt is not None
-                       and nxt.kind in ("list", "code", "table"))
+                       and nxt.kind in ("list", "code", "table")
+                       and not (nxt.kind == "list" and _only_questions(text[nxt.start:nxt.end])))
             plain = sentences[:-1] if lead_in else sentences
             if plain and not lead_in and plain[-1].rstrip("*_ ").endswith(":"):
                 if nxt is not None and nxt.kind == "paragraph" and not is_link_only(text[nxt.start:nxt.end]):
@@ -328,14 +341,18 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
                     # An item with paragraphs, code or notes inside: its own units, in order.
                     for unit in passage_units(nested, "", guide_text=None, words=words):
                         add(unit.kind, unit.text, unit.match_text, block.start, block.end)
-                elif is_sentence(item_words) and not is_link_only(item_words):
+                elif is_sentence(item_words) and not is_link_only(item_words) and not _is_question(item_words):
                     add("item", _cut(item), item, block.start, block.end)
         elif block.kind == "code":
             shown = _shorten_block("code", body, words)
             previous_block = blocks[i - 1] if i else None
-            if (units and units[-1].kind == "sentence" and previous_block is not None
-                    and previous_block.kind == "paragraph" and units[-1].start == previous_block.start):
-                previous = units.pop()  # the sentence right before the code introduces it
+            if (units and previous_block is not None and units[-1].start == previous_block.start and (
+                    (units[-1].kind == "sentence" and previous_block.kind == "paragraph")
+                    or (units[-1].kind == "item" and previous_block.kind == "list"
+                        and len(_list_items(text[previous_block.start:previous_block.end])) == 1))):
+                # The sentence right before the code introduces it; so does a one-item list (The
+                # Carpentries' lessons: "- For example, do a bar plot using a fancier style." then the code).
+                previous = units.pop()
                 add("lead-in", f"{previous.text}\n\n{shown}", f"{previous.match_text}\n{body}",
                     previous.start, block.end)
             else:
