@@ -183,6 +183,30 @@ def test_site_markup_lines_are_not_guide_text(tmp_path):
     assert "## Minute cards" in text and "Sticky notes show who needs help.\n\n" in text
 
 
+def test_an_authors_placeholder_line_is_not_guide_text(tmp_path):
+    # A lesson template's empty page ("FIXME: …") was quoted as the answer to an off-topic request.
+    (tmp_path / "extras.md").write_text(
+        "# Extra exercises\n\nFIXME: exercises that don't fit into the regular schedule.\n\nTBD\n\n"
+        "TODO lists help you plan a project.\n\n```python\n# TODO: fill in\nTODO: keep code as it is\n```\n",
+        encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert "FIXME" not in text and "TBD" not in text
+    assert "TODO lists help you plan a project." in text  # a sentence about to-do lists is text
+    assert "# TODO: fill in\nTODO: keep code as it is" in text  # code is left as it is
+
+
+def test_pandoc_attributes_after_images_and_links_are_not_guide_text(tmp_path):
+    # The Carpentries write "![](fig/bar.svg){alt='GDP barplot'}"; the braces were quoted as a sentence.
+    (tmp_path / "plot.md").write_text(
+        "# Plotting\n\n![](fig/bar.svg){alt='GDP barplot for Australia'}\n\n"
+        "See [the gallery](https://example.org/g){: .external} for more.\n\n"
+        "```markdown\n![](k.png){alt='kept in code'}\n```\n", encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert "![GDP barplot for Australia](fig/bar.svg)" in text and "{alt=" not in text.split("```")[0]
+    assert "See [the gallery](https://example.org/g) for more." in text
+    assert "![](k.png){alt='kept in code'}" in text  # code is left as it is
+
+
 def test_myst_directives_and_roles_become_what_the_book_shows(tmp_path):
     # A Jupyter Book (MyST) guide: a target line, roles, a figure, an admonition, a code cell, a toctree.
     (tmp_path / "share.md").write_text(
@@ -216,6 +240,7 @@ def test_a_bare_myst_reference_shows_the_title_of_the_section_it_names_in_any_gu
     ":::" + "\t" * 200_000 + ":" * 3000 + "x",          # a marker-like line that is text (was exponential)
     "(label)=\n# " + "# " * 100_000 + "Title",          # a target above a heading line of 200 KB
     ("\t " * 50_000 + "(see {ref}`elsewhere`) ") * 2,   # unknown references in long whitespace
+    "[" * 100_000 + "](a){b} {ref}`gone`",             # many open brackets before an attribute block
 ])
 def test_site_markup_reading_stays_linear_on_200_kb_lines(line):
     # Each of these took from 30 s to minutes with the first regular expressions; the text that is

@@ -134,13 +134,19 @@ def fences(text: str) -> tuple[Fence, ...]:
 
 _DIV_NAME = re.compile(r"\{[^}]*\}|[\w-]+")
 _LIQUID = re.compile(r"\{%[^%]*%\}")
+#: An author's placeholder line outside code ("FIXME: exercises that don't fit…", "TODO: write this",
+#: "TBD"): a note to the course's writers, not text for students (a lesson template's empty page was
+#: quoted as the answer to an off-topic request).
+_PLACEHOLDER = re.compile(r"(FIXME|TODO|TBD|XXX)\b\s*(:|$)")
+_PLACEHOLDER_WORD = re.compile(r"(?m)^[ \t]{0,3}(FIXME|TODO|TBD|XXX)\b")
 
 
 def _is_site_markup(line: str) -> bool:
     """Whether ``line`` is only a static-site generator's markup, never text a student reads: a
     Pandoc or Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing
     ``:::::``), a kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid
-    tag (``{% include links.md %}``). A Docusaurus admonition with a title (``:::tip Pro tip``)
+    tag (``{% include links.md %}``); or an author's placeholder (``FIXME: …``, ``TODO: …``, ``TBD``).
+    A Docusaurus admonition with a title (``:::tip Pro tip``)
     is not: the title is text. (Plain string tests, no nested regex quantifiers: a 200 KB line
     costs linear time.)"""
     body = line.rstrip("\r\n")
@@ -152,7 +158,29 @@ def _is_site_markup(line: str) -> bool:
         return not name or bool(_DIV_NAME.fullmatch(name))
     if stripped.startswith("{:") and stripped.endswith("}"):
         return "}" not in stripped[:-1]
-    return bool(_LIQUID.fullmatch(stripped))
+    return bool(_LIQUID.fullmatch(stripped) or _PLACEHOLDER.match(stripped))
+
+
+#: A Pandoc attribute block right after a link or image: ``![](fig/bar.svg){alt='GDP bars'}``.
+_ATTRIBUTES_AFTER = re.compile(r"(!?)\[([^\]\n]{0,500})\]\(([^)\s]{0,2000})\)\{([^{}\n]{0,300})\}")  # bounded: linear
+_ALT = re.compile(r"""\balt\s*=\s*(?:'([^']*)'|"([^"]*)")""")
+
+
+def _inline_attributes(text: str) -> str:
+    """``text`` with Pandoc's attribute blocks after links and images removed, outside code; an
+    image's ``alt=`` attribute becomes its alt text when the brackets are empty (The Carpentries
+    write images as ``![](fig/bar.svg){alt='GDP barplot'}``; the braces were quoted as words)."""
+    code = [(f.start, f.end) for f in fences(text)]
+
+    def plain(match: re.Match) -> str:
+        if any(s <= match.start() < e for s, e in code):
+            return match.group(0)
+        bang, label, target, attributes = match.groups()
+        alt = _ALT.search(attributes)
+        if bang and not label.strip() and alt:
+            label = alt.group(1) if alt.group(1) is not None else alt.group(2)
+        return f"{bang}[{label}]({target})"
+    return _ATTRIBUTES_AFTER.sub(plain, text)
 
 
 def blank_site_markup(text: str) -> str:
@@ -163,7 +191,9 @@ def blank_site_markup(text: str) -> str:
 
     Many course sites (The Carpentries' lessons, Jekyll and Pandoc books) write their call-out
     boxes this way; left in, the markers were indexed as words and quoted as sentences."""
-    if ":::" not in text and "{:" not in text and "{%" not in text:
+    if "){" in text:
+        text = _inline_attributes(text)
+    if ":::" not in text and "{:" not in text and "{%" not in text and not _PLACEHOLDER_WORD.search(text):
         return text
     code = [(f.start, f.end) for f in fences(text)]
     out: list[str] = []
