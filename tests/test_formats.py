@@ -207,6 +207,19 @@ def test_pandoc_attributes_after_images_and_links_are_not_guide_text(tmp_path):
     assert "![](k.png){alt='kept in code'}" in text  # code is left as it is
 
 
+def test_microsoft_learn_image_and_zone_markers_are_not_guide_text(tmp_path):
+    # DocFX (Microsoft Learn) markup was quoted as sentences: ":::image type=… alt-text=…:::".
+    image = ':::image type="content" source="media/p.png" alt-text="The Enable AddressSanitizer property.":::'
+    complex_image = ':::image type="complex" source="media/d.png" alt-text="Diagram of linking.":::'
+    (tmp_path / "asan.md").write_text(
+        f"# Enable it\n\n{image}\n\n{complex_image}\nFour ways to link.\n:::image-end:::\n\n"
+        ':::zone pivot="windows":::\nOn Windows, set the property.\n:::zone-end:::\n', encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert ":::" not in text
+    assert "![The Enable AddressSanitizer property.](media/p.png)" in text and "Four ways to link." in text
+    assert "On Windows, set the property." in text
+
+
 def test_myst_directives_and_roles_become_what_the_book_shows(tmp_path):
     # A Jupyter Book (MyST) guide: a target line, roles, a figure, an admonition, a code cell, a toctree.
     (tmp_path / "share.md").write_text(
@@ -241,6 +254,7 @@ def test_a_bare_myst_reference_shows_the_title_of_the_section_it_names_in_any_gu
     "(label)=\n# " + "# " * 100_000 + "Title",          # a target above a heading line of 200 KB
     ("\t " * 50_000 + "(see {ref}`elsewhere`) ") * 2,   # unknown references in long whitespace
     "[" * 100_000 + "](a){b} {ref}`gone`",             # many open brackets before an attribute block
+    "  :::image " + "x" * 200_000 + " {ref}`gone`",    # a DocFX image line that never closes
 ])
 def test_site_markup_reading_stays_linear_on_200_kb_lines(line):
     # Each of these took from 30 s to minutes with the first regular expressions; the text that is

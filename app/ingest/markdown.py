@@ -155,6 +155,8 @@ def _is_site_markup(line: str) -> bool:
         return False
     if stripped.startswith(":::"):
         name = stripped.lstrip(":").strip(" \t").rstrip(":").strip(" \t")
+        if stripped.endswith(":::") and name.split(" ", 1)[0] in _DOCFX_MARKERS:
+            return True  # Microsoft Learn (DocFX): ":::zone pivot="windows":::", ":::column span="2":::"
         return not name or bool(_DIV_NAME.fullmatch(name))
     if stripped.startswith("{:") and stripped.endswith("}"):
         return "}" not in stripped[:-1]
@@ -183,6 +185,30 @@ def _inline_attributes(text: str) -> str:
     return _ATTRIBUTES_AFTER.sub(plain, text)
 
 
+#: Microsoft Learn (DocFX) block markers that show no text of their own.
+_DOCFX_MARKERS = {"zone", "zone-end", "moniker", "moniker-end", "row", "row-end", "column", "column-end",
+                  "code", "image-end", "no-loc"}
+#: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``
+#: (bounded, so a 200 KB line costs linear time).
+_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*):::image(?![\w-])([^\n]{0,2000}?):::[ \t]*$")
+_DOCFX_ATTRIBUTE = re.compile(r'([\w-]+)\s*=\s*"([^"\n]*)"')
+
+
+def _docfx_images(text: str) -> str:
+    """``text`` with each DocFX image line, outside code, written as the Markdown image it shows
+    (``![alt text](source)``): the directive was quoted as a sentence, and its alt text often names
+    what the picture shows ("the Enable AddressSanitizer property")."""
+    code = [(f.start, f.end) for f in fences(text)]
+
+    def image(match: re.Match) -> str:
+        if any(s <= match.start() < e for s, e in code):
+            return match.group(0)
+        attributes = dict(_DOCFX_ATTRIBUTE.findall(match.group(2)))
+        alt = attributes.get("alt-text", "").replace("[", "(").replace("]", ")")
+        return f"{match.group(1)}![{alt}]({attributes.get('source', '')})"
+    return _DOCFX_IMAGE.sub(image, text)
+
+
 def blank_site_markup(text: str) -> str:
     """``text`` with every line of site markup (:func:`_is_site_markup`) outside code blocks made
     empty; line breaks are kept, so the paragraphs around such a line separate as the site would
@@ -193,6 +219,8 @@ def blank_site_markup(text: str) -> str:
     boxes this way; left in, the markers were indexed as words and quoted as sentences."""
     if "){" in text:
         text = _inline_attributes(text)
+    if ":::image" in text:
+        text = _docfx_images(text)
     if ":::" not in text and "{:" not in text and "{%" not in text and not _PLACEHOLDER_WORD.search(text):
         return text
     code = [(f.start, f.end) for f in fences(text)]
