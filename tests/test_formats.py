@@ -210,7 +210,7 @@ def test_pandoc_attributes_after_images_and_links_are_not_guide_text(tmp_path):
 def test_microsoft_learn_image_and_zone_markers_are_not_guide_text(tmp_path):
     # DocFX (Microsoft Learn) markup was quoted as sentences: ":::image type=… alt-text=…:::".
     image = ':::image type="content" source="media/p.png" alt-text="The Enable AddressSanitizer property.":::'
-    complex_image = ':::image type="complex" source="media/d.png" alt-text="Diagram of linking.":::'
+    complex_image = ':::image type="complex" source="media/d.png" alt-text="Diagram of linking."'
     (tmp_path / "asan.md").write_text(
         f"# Enable it\n\n{image}\n\n{complex_image}\nFour ways to link.\n:::image-end:::\n\n"
         ':::zone pivot="windows":::\nOn Windows, set the property.\n:::zone-end:::\n', encoding="utf-8")

@@ -188,9 +188,10 @@ def _inline_attributes(text: str) -> str:
 #: Microsoft Learn (DocFX) block markers that show no text of their own.
 _DOCFX_MARKERS = {"zone", "zone-end", "moniker", "moniker-end", "row", "row-end", "column", "column-end",
                   "code", "image-end", "no-loc"}
-#: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``
+#: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``;
+#: a "complex" one has no closing colons, and its long description follows until ``:::image-end:::``
 #: (bounded, so a 200 KB line costs linear time).
-_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*):::image(?![\w-])([^\n]{0,2000}?):::[ \t]*$")
+_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*):::image(?![\w-])([^\n]{0,2000}?)(?::::)?[ \t]*$")
 _DOCFX_ATTRIBUTE = re.compile(r'([\w-]+)\s*=\s*"([^"\n]*)"')
 
 
