@@ -63,6 +63,7 @@ def test_a_which_one_question_gets_the_block_with_the_values():
             "| Pull-up | Current when pressed |\n| --- | --- |\n| 4.7 kΩ | 0.7 mA |\n| 10 kΩ | 0.33 mA |\n")
     assert question_kind("Which pull-up should I put on the button pin?") == "value"
     assert question_kind("What is the timeout set to by default?") == "value"
+    assert question_kind("How long does the battery last?") == "value"  # a quantity, not steps
     answer, _ = extractive_answer("Which pull-up should I put on the button pin?",
                                   [_passage(text, heading="Buttons › Picking the pull-up")])
     assert "10 kΩ" in answer
@@ -78,6 +79,10 @@ def test_a_list_of_questions_is_never_quoted_as_an_answer():
     answer, _ = extractive_answer("How can I save my plot?", [_passage(text)])
     assert "plt.savefig" in answer
     assert "How can I save my plot for publishing?" not in answer and "Which axis" not in answer
+    # an item that tells something and then asks is not only a question
+    broker = "- The broker listens on port 1883 by default, but have you opened that port in the firewall?\n"
+    answer, _ = extractive_answer("Which port does the broker listen on by default?", [_passage(broker)])
+    assert "port 1883" in answer
 
 
 def test_a_one_item_list_introduces_the_code_under_it():

@@ -249,6 +249,13 @@ def test_a_capitalised_run_made_of_known_parts_is_not_an_unknown_name():
                          phrases.__contains__) == ["Things Network"]
     assert unknown_names("Does the Wio Terminal Light Shield work?", (vocabulary | {"shield"}).__contains__,
                          phrases.__contains__) == ["Wio Terminal Light Shield"]
+    # a first word alone before known phrases is a name of its own: "Google Cloud Storage"
+    more = vocabulary | {"googl", "cloud", "storag", "upload"}
+    assert unknown_names("How do I upload to Google Cloud Storage?", more.__contains__,
+                         (phrases | {"Cloud Storage"}).__contains__) == ["Google Cloud Storage"]
+    # a run too long to split is a name
+    long_run = "Is there a Wio Terminal Light Sensor Light Sensor Network?"
+    assert unknown_names(long_run, vocabulary.__contains__, phrases.__contains__) != []
 
 
 def test_single_legs_run_alone(bundle, fake_embedder):

@@ -103,10 +103,18 @@ def is_link_only(text: str) -> bool:
     return not re.search(r"\w{2,}", rest) and bool(_LINK.search(text) or _BARE_URL.search(text))
 
 
+_ASKS = re.compile(r"^[*_]*((in|on|at|for|from|to|with|by|of|under|after|before) )?"
+                   r"(how|what|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|was|were|"
+                   r"should|would|will|may|might|has|have)\b", re.I)
+
+
 def _is_question(text: str) -> bool:
-    """Whether a list item only asks something ("How can I plot my data?"): an exercise's or an
-    episode's list of questions holds no answer."""
-    return text.rstrip("*_ \t\n").endswith("?")
+    """Whether a list item only asks something ("How can I plot my data?"): one sentence that opens
+    with a question word and ends with "?". An exercise's or an episode's list of questions holds no
+    answer; "The broker listens on port 1883, but have you opened it?" does."""
+    text = text.strip()
+    return (text.rstrip("*_ \t\n").endswith("?") and bool(_ASKS.match(text))
+            and len(split_sentences(text)) == 1)
 
 
 def _only_questions(list_text: str) -> bool:

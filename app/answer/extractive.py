@@ -61,8 +61,9 @@ PASSAGE_QUOTE_CHARS = 600
 
 #: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
 #: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
-#: option…". Not "… and how far/many…" mid-question (a quantity). Six dev sets: WD +1, no other count moved.
-_HOW = re.compile(r"^\s*(how\b|what (command|code|steps?)\b|which (command|function|method)\b|"
+#: option…". Not "how far / many / long…" (a quantity: a ``value`` question). Six dev sets: WD +1, no other count moved.
+_HOW = re.compile(r"^\s*(how\b(?!\s+(many|much|long|far|often|big|fast|large|small)\b)|"
+                  r"what (command|code|steps?)\b|which (command|function|method)\b|"
                   r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
                   r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
                   r"\bwhat (fixes|solves)\b|\bwhat (do|should|can) (i|we) (do|run|type)\b|"

@@ -134,18 +134,19 @@ def fences(text: str) -> tuple[Fence, ...]:
 
 _DIV_NAME = re.compile(r"\{[^}]*\}|[\w-]+")
 _LIQUID = re.compile(r"\{%[^%]*%\}")
-#: An author's placeholder line outside code ("FIXME: exercises that don't fit…", "TODO: write this",
-#: "TBD"): a note to the course's writers, not text for students (a lesson template's empty page was
-#: quoted as the answer to an off-topic request).
-_PLACEHOLDER = re.compile(r"(FIXME|TODO|TBD|XXX)\b\s*(:|$)")
-_PLACEHOLDER_WORD = re.compile(r"(?m)^[ \t]{0,3}(FIXME|TODO|TBD|XXX)\b")
+#: An author's placeholder paragraph outside code ("FIXME: exercises that don't fit into the regular
+#: schedule."): a note to the course's writers, not text for students (a lesson template's empty page
+#: was quoted as the answer to an off-topic request). Only FIXME: "TODO:", "TBD" and "XXX" also start
+#: glossary lines and answers ("The exam date is TBD").
+_PLACEHOLDER = re.compile(r"FIXME\b")
+_PLACEHOLDER_WORD = re.compile(r"(?m)^[ \t]{0,3}FIXME\b")
 
 
 def _is_site_markup(line: str) -> bool:
     """Whether ``line`` is only a static-site generator's markup, never text a student reads: a
     Pandoc or Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing
     ``:::::``), a kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid
-    tag (``{% include links.md %}``); or an author's placeholder (``FIXME: …``, ``TODO: …``, ``TBD``).
+    tag (``{% include links.md %}``).
     A Docusaurus admonition with a title (``:::tip Pro tip``)
     is not: the title is text. (Plain string tests, no nested regex quantifiers: a 200 KB line
     costs linear time.)"""
@@ -164,7 +165,7 @@ def _is_site_markup(line: str) -> bool:
 
 
 #: A Pandoc attribute block right after a link or image: ``![](fig/bar.svg){alt='GDP bars'}``.
-_ATTRIBUTES_AFTER = re.compile(r"(!?)\[([^\]\n]{0,500})\]\(([^)\s]{0,2000})\)\{([^{}\n]{0,300})\}")  # bounded: linear
+_ATTRIBUTES_AFTER = re.compile(r"(!?)\[([^\]\n]{0,200})\]\(([^)\s]{0,500})\)\{([^{}\n]{0,300})\}")  # bounded: linear
 _ALT = re.compile(r"""\balt\s*=\s*(?:'([^']*)'|"([^"]*)")""")
 
 
@@ -175,12 +176,13 @@ def _inline_attributes(text: str) -> str:
     code = [(f.start, f.end) for f in fences(text)]
 
     def plain(match: re.Match) -> str:
-        if any(s <= match.start() < e for s, e in code):
-            return match.group(0)
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if any(s <= match.start() < e for s, e in code) or text.count("`", line_start, match.start()) % 2:
+            return match.group(0)  # in a code block, or in inline code on its line
         bang, label, target, attributes = match.groups()
         alt = _ALT.search(attributes)
         if bang and not label.strip() and alt:
-            label = alt.group(1) if alt.group(1) is not None else alt.group(2)
+            label = (alt.group(1) if alt.group(1) is not None else alt.group(2)).replace("[", "(").replace("]", ")")
         return f"{bang}[{label}]({target})"
     return _ATTRIBUTES_AFTER.sub(plain, text)
 
@@ -191,7 +193,7 @@ _DOCFX_MARKERS = {"zone", "zone-end", "moniker", "moniker-end", "row", "row-end"
 #: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``;
 #: a "complex" one has no closing colons, and its long description follows until ``:::image-end:::``
 #: (bounded, so a 200 KB line costs linear time).
-_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*):::image(?![\w-])([^\n]{0,2000}?)(?::::)?[ \t]*$")
+_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?):::image(?![\w-])([^\n]{0,2000}?)(?::::[ \t]*)?$")
 _DOCFX_ATTRIBUTE = re.compile(r'([\w-]+)\s*=\s*"([^"\n]*)"')
 
 

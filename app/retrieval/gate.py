@@ -80,12 +80,18 @@ def looks_like_name(word: str, sentence_initial: bool) -> bool:
 def _known_run(words: list[str], phrase_found: Callable[[str], bool]) -> bool:
     """Whether a run of capitalised words is known to the course: found as a phrase, or made of
     known parts in a row, each a phrase of two words or more ("Wio Terminal" + "Light Sensor": a
-    student writes component names in title case), an acronym or code-like word ("GDP", "IoT"), or,
-    first in the run, one word (judged on its own by the single-word rule: "Oceania" + "GDP"). A
-    plain capitalised word later in the run is part of a name ("Things Network", "IoT Core")."""
+    student writes component names in title case) or an acronym or code-like word ("GDP", "ESP32");
+    the run's first word may stand alone (judged by the single-word rule) only before acronyms or
+    code-like words ("Oceania" + "GDP"), not before phrases ("Google" + "Cloud Storage", "Azure" +
+    "Machine Learning" are names of their own). A plain capitalised word later in a run is part of a
+    name ("Things Network", "IoT Core"); a run longer than MAX_RUN_WORDS is a name."""
     if phrase_found(" ".join(words)):
         return True
-    words = words[:MAX_RUN_WORDS]
+    if len(words) > MAX_RUN_WORDS:
+        return False
+
+    def code_like(word: str) -> bool:
+        return _is_acronym(word) or any(c.isupper() or c.isdigit() for c in word[1:])
 
     def splits(i: int) -> bool:
         if i == len(words):
@@ -93,9 +99,8 @@ def _known_run(words: list[str], phrase_found: Callable[[str], bool]) -> bool:
         for j in range(len(words), i + 1, -1):  # longest phrase first; the whole run was tried
             if (i, j) != (0, len(words)) and phrase_found(" ".join(words[i:j])) and splits(j):
                 return True
-        single = words[i]
-        return (i == 0 or _is_acronym(single) or any(c.isupper() or c.isdigit() for c in single[1:])) and splits(i + 1)
-    return splits(0)
+        return code_like(words[i]) and splits(i + 1)
+    return splits(0) or (all(code_like(w) for w in words[1:]) and not code_like(words[0]))
 
 
 #: Longest run of capitalised words split into known parts (the splits grow with its length).
