@@ -134,10 +134,10 @@ def fences(text: str) -> tuple[Fence, ...]:
 
 _DIV_NAME = re.compile(r"\{[^}]*\}|[\w-]+")
 _LIQUID = re.compile(r"\{%[^%]*%\}")
-#: An author's placeholder paragraph outside code ("FIXME: exercises that don't fit into the regular
+#: An author's placeholder line outside code ("FIXME: exercises that don't fit into the regular
 #: schedule."): a note to the course's writers, not text for students (a lesson template's empty page
-#: was quoted as the answer to an off-topic request). Only FIXME: "TODO:", "TBD" and "XXX" also start
-#: glossary lines and answers ("The exam date is TBD").
+#: was quoted as the answer to an off-topic request). Only FIXME; "TODO:", "TBD" and "XXX" also start
+#: glossary lines and hold answers ("The exam date is TBD"), so they stay.
 _PLACEHOLDER = re.compile(r"FIXME\b")
 _PLACEHOLDER_WORD = re.compile(r"(?m)^[ \t]{0,3}FIXME\b")
 
@@ -146,10 +146,9 @@ def _is_site_markup(line: str) -> bool:
     """Whether ``line`` is only a static-site generator's markup, never text a student reads: a
     Pandoc or Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing
     ``:::::``), a kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid
-    tag (``{% include links.md %}``).
-    A Docusaurus admonition with a title (``:::tip Pro tip``)
-    is not: the title is text. (Plain string tests, no nested regex quantifiers: a 200 KB line
-    costs linear time.)"""
+    tag (``{% include links.md %}``), a DocFX marker (``:::zone pivot="windows":::``) or an author's
+    ``FIXME`` line. A Docusaurus admonition with a title (``:::tip Pro tip``) is not: the title is
+    text. (Plain string tests, no nested regex quantifiers: a 200 KB line costs linear time.)"""
     body = line.rstrip("\r\n")
     stripped = body.strip(" \t")
     if not stripped or len(body) - len(body.lstrip(" \t")) > 3:

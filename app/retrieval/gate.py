@@ -93,13 +93,15 @@ def _known_run(words: list[str], phrase_found: Callable[[str], bool]) -> bool:
     def code_like(word: str) -> bool:
         return _is_acronym(word) or any(c.isupper() or c.isdigit() for c in word[1:])
 
+    done: dict[int, bool] = {}  # each start is split once: at most 15 phrase lookups for 6 words
+
     def splits(i: int) -> bool:
         if i == len(words):
             return True
-        for j in range(len(words), i + 1, -1):  # longest phrase first; the whole run was tried
-            if (i, j) != (0, len(words)) and phrase_found(" ".join(words[i:j])) and splits(j):
-                return True
-        return code_like(words[i]) and splits(i + 1)
+        if i not in done:
+            done[i] = any((i, j) != (0, len(words)) and phrase_found(" ".join(words[i:j])) and splits(j)
+                          for j in range(len(words), i + 1, -1)) or (code_like(words[i]) and splits(i + 1))
+        return done[i]
     return splits(0) or (all(code_like(w) for w in words[1:]) and not code_like(words[0]))
 
 
