@@ -35,7 +35,8 @@ def test_a_cited_supported_answer_is_answered_with_the_cited_source(bundle, fake
     assert doc["model"] == "fake-model.gguf" and doc["corpus_version"] == bundle.corpus_version
     # The guide text reached the model as delimited data, numbered like the sources list.
     user = llm.calls[0][-1]["content"]
-    assert '<source n="1" guide="lessons/oled.md" section="Lesson 4: OLED display › Troubleshooting › Blank display">' in user
+    assert '<source n="1" section="Lesson 4: OLED display › Troubleshooting › Blank display">' in user
+    assert "lessons/oled.md" not in user  # the file path costs tokens and tells the model nothing more
 
 
 def test_an_uncited_or_invented_citation_falls_back_to_extractive(bundle, fake_embedder):
