@@ -75,11 +75,12 @@ _VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|o
 #: A block holding a number or a name in code: what a "which one / how much" question asks for.
 _HAS_VALUE = re.compile(r"\d|`[^`\n]+`")
 _URL = re.compile(r"\]\([^)\s]*\)|https?://\S+")
+_LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s")
 
 
 def _has_value(text: str) -> bool:
     """Whether ``text`` holds a number or a name in code, not counting list numbers and link targets."""
-    return bool(_HAS_VALUE.search(_URL.sub("", _ITEM_LINE.sub("", text))))
+    return bool(_HAS_VALUE.search(_URL.sub("", _LIST_NUMBER.sub("", text))))
 
 
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
