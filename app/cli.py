@@ -17,6 +17,8 @@ import argparse
 import json
 import logging
 import os
+import re
+import stat
 import sys
 from pathlib import Path
 
@@ -64,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
     build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
-    build.add_argument("--title", default="", help="course title shown in the app (default: folder name)")
+    build.add_argument("--title", default="", help="course title shown in the app (default: the title of the -o bundle "
+                       "being rebuilt, else the folder name)")
     build.add_argument("--id", dest="course_id", default="", metavar="ID",
                        help="stable course id, e.g. esp32-starter: lower-case letters, digits and hyphens; bundles "
                        "with one id are versions of one course (default: the folder's name as a slug)")
@@ -73,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
                        "the course list (default: guessed from the guides' prose; left unknown when unsure)")
     build.add_argument("--include", action="append", default=[], metavar="GLOB", help="also read files matching GLOB")
     build.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files matching GLOB")
+    build.add_argument("--force", action="store_true",
+                       help="replace the -o file even when it is the bundle of another course id")
     build.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
     for name, text in (("search", "rank the guide sections for a query"), ("ask", "answer a question from the guides")):
@@ -147,7 +152,7 @@ def _retriever(bundle, keyword_only: bool, fusion: str = DEFAULT_FUSION):
 
 def _cmd_build(args) -> int:
     from .build_progress import BuildProgress
-    from .bundle.builder import build_bundle
+    from .bundle.builder import build_bundle, check_output
     from .bundle.library import check_course_id, default_course_id
     from .embedding import FastEmbedder
     from .ingest.language import check_language, language_name
@@ -156,12 +161,14 @@ def _cmd_build(args) -> int:
     check_course_folder(args.source_dir)  # a wrong path is reported before any model loads
     course_id = check_course_id(args.course_id) if args.course_id else default_course_id(args.source_dir)
     language = check_language(args.language) if args.language is not None else None
+    check_output(args.output, args.source_dir, course_id, force=args.force)  # also before any model loads
     embedder = FastEmbedder(memory_arena=True)  # faster on batches of long chunks; the process then ends
     progress = BuildProgress()
     try:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
                               include=args.include, exclude=args.exclude, progress=progress,
-                              previous=args.previous, reuse=not args.full, course_id=course_id, language=language)
+                              previous=args.previous, reuse=not args.full, course_id=course_id, language=language,
+                              force=args.force)
     finally:
         progress.close()
     for warning in report.warnings:
@@ -189,19 +196,48 @@ def _cmd_build(args) -> int:
     return 0
 
 
+#: The largest ``--history`` file read (bytes): far more than the last few turns the answerer keeps
+#: (app/answer/prompt.py: 6 turns of at most 1,000 characters).
+MAX_HISTORY_BYTES = 1_000_000
+
+
 def _read_history(path: Path) -> list[dict]:
     """The turns of a ``--history`` file. Raises :class:`LanternError` naming the problem: the file
-    cannot be read, is not JSON, is not a list, or a turn is not ``{"role": "user"|"assistant",
-    "content": "text"}`` (other roles, such as ``system``, are refused rather than dropped)."""
+    cannot be read, is not a regular file (a folder, a device such as ``/dev/zero``, a FIFO: refused
+    before anything is read), is over :data:`MAX_HISTORY_BYTES` bytes (at most that many plus one are
+    read), is not UTF-8 or not JSON, nests too deeply for the parser, is not a list, or a turn is not
+    ``{"role": "user"|"assistant", "content": "text"}`` (other roles, such as ``system``, are refused
+    rather than dropped)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, a pipe or a socket)"
+                raise LanternError(f"The history file {path} is {what}; give the path of a JSON file of earlier turns.")
+            if info.st_size > MAX_HISTORY_BYTES:
+                raise LanternError(f"The history file {path} is {info.st_size:,} bytes, over the limit of "
+                                   f"{MAX_HISTORY_BYTES:,}; keep only the last few turns in it.")
+            with open(fd, "rb", closefd=False) as file:
+                data = file.read(MAX_HISTORY_BYTES + 1)  # a file growing while read is still bounded
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise LanternError(f"The history file {path} cannot be read ({exc.strerror or exc}); "
                            "give the path of a JSON file of earlier turns.") from exc
+    if len(data) > MAX_HISTORY_BYTES:
+        raise LanternError(f"The history file {path} is over the limit of {MAX_HISTORY_BYTES:,} bytes; "
+                           "keep only the last few turns in it.")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LanternError(f"The history file {path} is not UTF-8 text; save it as UTF-8 JSON.") from exc
     try:
         history = json.loads(text)
+    except RecursionError as exc:
+        raise LanternError(f"The history file {path} nests lists or objects too deeply to read; "
+                           "give a flat list of {\"role\", \"content\"} objects.") from exc
     except ValueError as exc:
         raise LanternError(f"The history file {path} is not valid JSON ({exc}); "
                            "give a list of {\"role\", \"content\"} objects.") from exc
@@ -258,44 +294,63 @@ def _cmd_ask(args) -> int:
         print(json.dumps(assistant.answer(args.query, history).as_json(), ensure_ascii=False))
         return 0
     # Text output: the evidence first, as soon as retrieval is done, then the model's sentences
-    # that passed every check, one by one (nothing unverified is printed).
+    # that passed every check, one by one (nothing unverified is printed), then the sources. The
+    # citations are numbered 1, 2, 3… in the order they are first printed, and the list uses those
+    # numbers (the answer's own numbers skip the passages it did not quote).
     printed = {"evidence": False, "sentences": 0}
-    listed: set[int] = set()
+    shown: dict[int, int] = {}  # the answer's passage number -> the number printed
 
     def show_evidence(evidence) -> None:
         printed["evidence"] = True
-        print(evidence.text)
-        _print_sources(evidence.citations, "Sources:")
-        listed.update(p.n for p in evidence.citations)
-        print(flush=True)
+        print(_shown_numbers(evidence.text, shown, {p.n for p in evidence.passages}), flush=True)
 
     def show_sentence(text: str) -> None:
         if not printed["sentences"]:
-            print("In short (each sentence checked against the passage it cites):")
+            print("\nIn short (each sentence checked against the passage it cites):")
         printed["sentences"] += 1
-        print(text, flush=True)
+        print(_shown_numbers(text, shown, None), flush=True)
 
     answer = assistant.answer(args.query, history, on_evidence=show_evidence, on_sentence=show_sentence)
     if not printed["evidence"]:
-        print(answer.text)
-        shown = answer.citations or answer.passages
-        _print_sources(shown, "Sources:" if answer.citations else "Nearest sections:")
-    else:
-        # A checked sentence may cite a passage the model read that the quotes do not show.
-        _print_sources([p for p in answer.citations if p.n not in listed], "Also cited above:")
+        print(_shown_numbers(answer.text, shown, {p.n for p in answer.passages}))
+    listed = answer.citations or ([] if printed["evidence"] else answer.passages)
+    _print_sources(listed, "Sources:" if answer.citations else "Nearest sections:", shown)
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
     return 0
 
 
-def _print_sources(passages, title: str) -> None:
-    """Print ``title`` and one line per passage: ``[n] guide › heading``."""
+_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def _shown_numbers(text: str, shown: dict[int, int], known: set[int] | None) -> str:
+    """``text`` with each citation marker's passage numbers replaced by the numbers printed:
+    ``shown`` maps a passage number to its printed number and gains the next free number for each
+    passage first cited here. Only numbers in ``known`` count (None: every number); brackets in
+    code (``items[1]``) are left alone."""
+    from .answer.citations import is_citation
+
+    def swap(match: re.Match) -> str:
+        numbers = [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
+        if not is_citation(text, match) or any(known is not None and n not in known for n in numbers):
+            return match.group(0)
+        for n in numbers:
+            shown.setdefault(n, len(shown) + 1)
+        return "[" + ", ".join(str(shown[n]) for n in numbers) + "]"
+    return _CITATION.sub(swap, text)
+
+
+def _print_sources(passages, title: str, shown: dict[int, int]) -> None:
+    """Print ``title`` and one line per passage, ``[n] guide › heading``, in the order of ``n``
+    printed (``shown``; a passage the text never cited gets the next free number)."""
     if not passages:
         return
-    print(f"\n{title}")
     for p in passages:
+        shown.setdefault(p.n, len(shown) + 1)
+    print(f"\n{title}")
+    for p in sorted(passages, key=lambda p: shown[p.n]):
         where = join_heading(p.hit.source, p.hit.heading)
-        print(f"  [{p.n}] {where}")
+        print(f"  [{shown[p.n]}] {where}")
 
 
 def _cmd_self_test(args) -> int:

@@ -118,8 +118,9 @@ def _add_library_commands(sub) -> None:
         "the installed version of the same course id (guides added, changed and removed; chunk counts; old and "
         "new version), then copy it into the course folder as ID.sqlite atomically, keeping the installed "
         "version as ID.previous.sqlite for `lantern rollback`. The same corpus version is already current "
-        "(exit 0); an older version is refused unless --allow-downgrade. Without --yes, the change is shown "
-        "and confirmed on a terminal; with no terminal (a script), the install is refused: pass --yes. The copy "
+        "(exit 0) unless its title or language differs (then only those change); an older version is refused "
+        "unless --allow-downgrade. Without --yes, the change is shown and confirmed on a terminal; with no "
+        "terminal (a script), the install is refused: pass --yes. The copy "
         "and rename run under the course folder's lock (D/.lantern-install.lock): a second install or rollback in "
         "the same folder waits up to 30 s, then refuses. "
         "Exit 0 installed or already current, 1 refused (one sentence on stderr; nothing changed).",
@@ -221,7 +222,10 @@ def _cmd_install(args) -> int:
         if args.yes:
             print("\n".join(result.lines()))
         kept = f"; the previous version is kept as {result.previous.name}" if result.previous else ""
-        print(f"Installed {result.course_id} {result.new.version} as {result.installed}{kept}.")
+        changed = "; ".join(f"{name} {was or 'unknown'!r} -> {now or 'unknown'!r}" for name, was, now in result.metadata())
+        only = (f" (the same guides and chunks; only the course details changed: {changed})"
+                if result.change == "metadata" else "")
+        print(f"Installed {result.course_id} {result.new.version} as {result.installed}{only}{kept}.")
     return 0
 
 

@@ -24,3 +24,8 @@ class ModelError(LanternError):
 
 class QuestionError(LanternError):
     """The question cannot be asked as given (empty, or too long for the model)."""
+
+
+class UnsafeBundleError(BundleError):
+    """The corpus bundle holds what the format does not allow (a path outside the course, a schema
+    object the format does not define, a text over its size limit): it is refused before use."""

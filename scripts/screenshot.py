@@ -34,6 +34,9 @@ files are then named ``screenshot-<state>-font<N>.png``.
 (0.1 s a word) through the same checks, to look at the layout of the evidence and of checked
 sentences quickly; the files are named ``screenshot-<state>-fake.png`` (never the README's).
 The embedding model is the real one; ``degraded`` ignores this option.
+``--size WxH`` sizes the window (default 1380x860), e.g. ``1366x768`` or ``1920x1080`` to check a
+laptop's or a lab monitor's screen (run Xvfb with a screen at least that large); the files are then
+named ``screenshot-<state>-<W>x<H>.png``.
 Options: --bundle (default corpus_bundle/esp32-starter.sqlite), --question, --follow-up, --out-dir (default
 docs/); each state is saved as ``screenshot-<state>.png``. Settings and the window layout are
 kept in a temporary folder, so your own settings don't change the pictures. Exits 1 when a
@@ -137,7 +140,8 @@ def course_library(bundle: Path) -> tuple[Path, Path]:
 
 
 def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: float,
-         follow_up: str = FOLLOW_UP, font_size: int = 0, fake_reply: str | None = None) -> int:
+         follow_up: str = FOLLOW_UP, font_size: int = 0, fake_reply: str | None = None,
+         size: tuple[int, int] = SIZE) -> int:
     """Open a window, bring it to ``state``, save it to ``out``; 0 on success."""
     def factory_for(reader: BundleReader):
         if fake_reply is not None and state != "degraded":
@@ -155,8 +159,8 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         window = switcher.open(opened)
     else:
         window = MainWindow(bundle, factory_for(bundle))
-    window.resize(*SIZE)
-    window.splitter.setSizes([600, SIZE[0] - 600])
+    window.resize(*size)
+    window.splitter.setSizes([600, size[0] - 600])
     window.show()
     outcome = {"code": 1}
     widths = [window.width()]
@@ -192,10 +196,15 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
         finish()
 
     def show_first_citation(answer) -> None:
+        """The source the viewer shows, selected in the list. The window itself opened the first
+        cited passage when the evidence arrived (or the earlier answer was reopened): the picture
+        shows what a student sees, nothing clicked; an answer citing nothing opens its nearest passage."""
         first = (answer.citations or answer.passages or (None,))[0]
-        if first is not None:
+        if first is not None and not answer.citations:
             window.open_citation(first.n)
-            window.sources_list.setCurrentRow(first.n - 1)
+        shown = [p.n for p in answer.passages if (p.hit.source, p.hit.anchor) == (window.viewer.guide, window.viewer.anchor)]
+        if shown:
+            window.sources_list.setCurrentRow(shown[0] - 1)
 
     def evidence(answer) -> None:
         if state != "evidence" or not window.isVisible():
@@ -321,7 +330,15 @@ def main() -> int:
     parser.add_argument("--fake-reply", default=None, metavar="TEXT",
                         help="load no language model: stream TEXT through the checks instead (layout checks; "
                              "files named screenshot-<state>-fake.png)")
+    parser.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}", metavar="WxH",
+                        help=f"the window's size in pixels (default {SIZE[0]}x{SIZE[1]}; others are added to the file names)")
     args = parser.parse_args()
+    try:
+        size = tuple(int(n) for n in args.size.lower().split("x", 1))
+    except ValueError:
+        size = ()
+    if len(size) != 2 or min(size) < 200:
+        parser.error(f"--size {args.size!r} is not WIDTHxHEIGHT in pixels, each at least 200 (e.g. 1366x768)")
 
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
     app = QApplication(sys.argv[:1])
@@ -338,10 +355,11 @@ def main() -> int:
         try:
             name = (f"screenshot-{state}{'-dark' if args.dark else ''}"
                     f"{f'-font{args.font_size}' if args.font_size else ''}"
-                    f"{'-fake' if args.fake_reply is not None and state != 'degraded' else ''}.png")
+                    f"{'-fake' if args.fake_reply is not None and state != 'degraded' else ''}"
+                    f"{f'-{size[0]}x{size[1]}' if size != SIZE else ''}.png")
             question = args.question or (LONG_QUESTION if state == "long-question" else QUESTION)
             code |= take(state, bundle, question, args.out_dir / name, args.timeout, args.follow_up,
-                         args.font_size, args.fake_reply)
+                         args.font_size, args.fake_reply, (size[0], size[1]))
         finally:
             for name, value in saved.items():
                 if value is None:

@@ -126,6 +126,35 @@ def test_ask_lists_a_passage_a_checked_sentence_cites_that_the_quotes_did_not(ca
     monkeypatch.setattr(Assistant, "answer", answer)
     assert main(["ask", "--bundle", str(bundle_path), QUESTION]) == 0
     out = capsys.readouterr().out
-    assert "Sources:\n  [1] lessons/g.md › Guide › Wiring" in out
-    assert out.index("The LED needs a resistor [3].") < out.index("Also cited above:\n  [3] lessons/g.md › Guide › Blink")
+    # numbered as printed: the quote's [1] stays 1, the sentence's [3] becomes 2 (issue 23)
+    assert out.index("The LED needs a resistor [2].") < \
+        out.index("Sources:\n  [1] lessons/g.md › Guide › Wiring\n  [2] lessons/g.md › Guide › Blink")
     assert out.count("[1] lessons/g.md") == 1  # listed once
+
+
+def test_ask_prints_the_answer_then_the_checked_sentences_then_sources_numbered_without_gaps(
+        capsys, bundle_path, fake_models, monkeypatch):
+    # Issue 23: the checked sentence came after the Sources list, and the quotes' numbers skipped
+    # the passages they did not quote ([1][2][3][5][6]).
+    from app.answer.answerer import Assistant
+    from app.records import Hit, Passage
+
+    passages = tuple(Passage(n, Hit(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=f"Guide › S{n}",
+                                    anchor=str(n), span=(0, 10), text="Some text.", score=1.0)) for n in range(1, 7))
+    by_n = {p.n: p for p in passages}
+
+    def answer(self, question, history=None, *, on_evidence=None, on_sentence=None, should_stop=None):
+        evidence = Answer(state="extractive", text="From the guides:\n\nA [1]. B [2]. C [3]. E [5].\n\n`items[4]` F [6].",
+                          passages=passages, citations=tuple(by_n[n] for n in (1, 2, 3, 5, 6)), corpus_version="v",
+                          model="fake", degraded=())
+        on_evidence(evidence)
+        on_sentence("Use E [5, 4].")
+        return replace(evidence, state="answered", citations=tuple(by_n[n] for n in (5, 4, 1, 2, 3, 6)))
+
+    monkeypatch.setattr(Assistant, "answer", answer)
+    assert main(["ask", "--bundle", str(bundle_path), QUESTION]) == 0
+    out = capsys.readouterr().out
+    assert out == ("From the guides:\n\nA [1]. B [2]. C [3]. E [4].\n\n`items[4]` F [5].\n"
+                   "\nIn short (each sentence checked against the passage it cites):\nUse E [4, 6].\n"
+                   "\nSources:\n" + "".join(f"  [{i}] lessons/g.md › Guide › S{n}\n"
+                                             for i, n in enumerate((1, 2, 3, 5, 6, 4), 1)))

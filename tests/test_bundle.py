@@ -328,3 +328,120 @@ def test_reopen_refuses_a_bundle_replaced_since_it_was_opened(course, bundle_pat
         reader.reopen()
     assert reader.corpus_version == version and reader.search_guides("oled")  # still the file it opened
     reader.close()
+
+
+# --- build -o, titles, warnings (issue 23, items 3 and 5) --------------------------------------
+
+def _files(folder) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_refuses_an_output_inside_the_course_or_that_is_not_a_bundle_and_touches_nothing(
+        course, tmp_path, capsys, monkeypatch):
+    """Issue 23, item 3: `-o` at the course's own README.md or at notes.txt replaced it with the bundle."""
+    import app.embedding
+    from app.cli import main
+
+    def no_model(**_options):
+        raise AssertionError("the model must not load for a refused -o")
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", no_model)
+    (course / "README.md").write_text("# The course\n\nRead me first.\n", encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes", encoding="utf-8")
+    link = tmp_path / "readme-link.sqlite"
+    link.symlink_to(course / "README.md")
+    before, others = _files(course), sorted(p.name for p in tmp_path.iterdir())
+    for output, says in ((course / "README.md", "lies inside the course folder"),
+                         (course / "lessons" / "new.sqlite", "lies inside the course folder"),
+                         (link, "lies inside the course folder"),
+                         (notes, "exists and is not a Lantern bundle"),
+                         (tmp_path, "is a folder")):
+        for extra in ([], ["--force"]):
+            assert main(["build", str(course), "-o", str(output), *extra]) == 1, output
+            err = capsys.readouterr().err
+            assert says in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert _files(course) == before and notes.read_text() == "my notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == others  # no temporary or probe file left
+    with pytest.raises(LanternError, match="exists and is not a Lantern bundle"):
+        build_bundle(course, notes, FakeEmbedder())
+
+
+def test_build_refuses_another_courses_bundle_unless_forced_and_rebuilds_its_own_in_place(
+        course, tmp_path, capsys, monkeypatch):
+    import app.embedding
+    from app.cli import main
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", FakeEmbedder)
+    other = tmp_path / "other.sqlite"
+    build_bundle(course, other, FakeEmbedder(), course_id="other-course")
+    before = other.read_bytes()
+    assert main(["build", str(course), "-o", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert "is the bundle of another course (other-course), not of course" in err and "--force" in err
+    assert other.read_bytes() == before
+    assert main(["build", str(course), "-o", str(other), "--force"]) == 0
+    assert BundleReader(other).meta["course_id"] == "course"
+    capsys.readouterr()
+    # the same course's bundle is rebuilt in place, reusing its vectors; an empty file is no loss either
+    report = build_bundle(course, other, FakeEmbedder())
+    assert report.reused == report.chunks > 0
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    assert build_bundle(course, empty, FakeEmbedder()).chunks == report.chunks
+
+
+def test_a_rebuild_without_title_keeps_the_bundles_title_and_says_so(course, tmp_path):
+    """Issue 23: rebuilding without --title silently reset the title to the folder's name."""
+    out = tmp_path / "lab.sqlite"
+    build_bundle(course, out, FakeEmbedder(), title="ESP32 Starter Lab")
+    report = build_bundle(course, out, FakeEmbedder())
+    assert BundleReader(out).title == "ESP32 Starter Lab"
+    assert "kept the title 'ESP32 Starter Lab' of the bundle being rebuilt (--title changes it)" in report.notes
+    report = build_bundle(course, out, FakeEmbedder(), title="ESP32 Lab")
+    assert BundleReader(out).title == "ESP32 Lab" and not any("kept the title" in n for n in report.notes)
+    fresh = build_bundle(course, tmp_path / "fresh.sqlite", FakeEmbedder())
+    assert BundleReader(fresh.bundle).title == "course"  # a new bundle: the folder's name
+
+
+def test_build_skips_a_file_name_the_app_would_refuse_and_a_guide_over_the_text_limit(course, tmp_path, monkeypatch):
+    """A build never writes a bundle the app refuses (app/bundle/checks.py): a backslash in a file
+    name, or a guide text over MAX_GUIDE_TEXT_BYTES, is skipped with a warning naming the fix."""
+    import app.bundle.plan
+
+    (course / "lessons" / "odd\\name.md").write_text("# Odd\n\nA guide with a backslash in its name.\n")
+    (course / "lessons" / "long.md").write_text("# Long\n\n" + "word " * 400)
+    monkeypatch.setattr(app.bundle.plan, "MAX_GUIDE_TEXT_BYTES", 1000)
+    report = build_bundle(course, tmp_path / "b.sqlite", FakeEmbedder())
+    assert "'lessons/odd\\\\name.md' contains a backslash; skipped (rename the file or its folder to include it)" \
+        in report.warnings
+    assert any(w.startswith("lessons/long.md: its text is 2,008 bytes, more than the 1,000 a guide may hold; skipped "
+                            "(split it") for w in report.warnings)
+    assert [s.path for s in BundleReader(report.bundle).sources()] == ["lessons/blink.md", "lessons/oled.md"]
+
+
+def test_the_size_and_scanned_pdf_warnings_name_the_fix(course, monkeypatch):
+    import app.ingest.reader
+    from app.ingest.reader import read_course
+
+    from .fakes import tiny_pdf
+
+    (course / "big.md").write_text("# Big\n\n" + "x" * 2000)
+    (course / "scan.pdf").write_bytes(tiny_pdf([]))
+    monkeypatch.setattr(app.ingest.reader, "MAX_FILE_BYTES", 1000)
+    warnings = read_course(course).warnings
+    assert any(w.startswith("big.md: 2,007 bytes is larger than the 1,000-byte limit for one file; skipped (split it "
+                            "into smaller files") for w in warnings), warnings
+    assert any(w.startswith("scan.pdf: the PDF has no text layer") and "ocrmypdf" in w for w in warnings), warnings
+
+
+def test_inspect_names_the_fix_once(bundle_path, tmp_path, capsys):
+    """Issue 23: a vector block of the wrong size made inspect say "rebuild it with `lantern build`" twice."""
+    from app.cli import main
+
+    from .test_security import craft
+
+    bad = craft(bundle_path, tmp_path / "bad.sqlite", ("UPDATE vector_blocks SET data = substr(data, 1, 8)", ()))
+    assert main(["inspect", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "vector block of 8 bytes" in err and err.count("rebuild it") == 1, err

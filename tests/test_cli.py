@@ -1,8 +1,12 @@
 import json
+import os
+import time
+from pathlib import Path
 
 import pytest
 
 from app.cli import main
+from app.errors import LanternError
 
 
 def test_ask_with_an_empty_question_exits_1_with_a_sentence(capsys, bundle_path):
@@ -83,6 +87,64 @@ def test_a_bad_history_file_is_one_sentence(capsys, bundle_path, tmp_path, conte
                  "--history", str(history), "which pin?"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def _history_refused(capsys, bundle_path, history, message: str) -> None:
+    assert main(["ask", "--bundle", str(bundle_path), "--search-only", "--keyword-only",
+                 "--history", str(history), "which pin?"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_deeply_nested_history_file_is_one_sentence(capsys, bundle_path, tmp_path):
+    history = tmp_path / "nested.json"
+    history.write_text("[" * 100_000, encoding="utf-8")  # a RecursionError traceback before issue 23
+    _history_refused(capsys, bundle_path, history, "nests lists or objects too deeply")
+    history.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")  # valid JSON, too deep all the same
+    _history_refused(capsys, bundle_path, history, "nests lists or objects too deeply")
+
+
+def test_a_history_file_over_the_limit_is_refused_before_it_is_read(capsys, bundle_path, tmp_path):
+    from app.cli import MAX_HISTORY_BYTES
+
+    history = tmp_path / "big.json"
+    with history.open("wb") as file:  # sparse: no disk used
+        file.truncate(MAX_HISTORY_BYTES + 1)
+    # refused from its size (the message names it), before a byte is read
+    _history_refused(capsys, bundle_path, history, f"is {MAX_HISTORY_BYTES + 1:,} bytes, over the limit of "
+                     f"{MAX_HISTORY_BYTES:,}")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_a_fifo_or_a_folder_as_the_history_file_is_refused_at_once(capsys, bundle_path, tmp_path):
+    # /dev/zero was read for 5.4 GB before a MemoryError; a FIFO would wait for a writer forever.
+    _history_refused(capsys, bundle_path, Path("/dev/zero"), "is not a regular file")
+    fifo = tmp_path / "turns.fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    _history_refused(capsys, bundle_path, fifo, "is not a regular file")
+    assert time.monotonic() - started < 10
+    _history_refused(capsys, bundle_path, tmp_path, "is a folder")
+
+
+def test_a_history_file_that_grows_after_its_size_was_read_is_read_no_further(tmp_path, monkeypatch):
+    import app.cli as cli
+
+    history = tmp_path / "turns.json"
+    history.write_text("[]" + " " * 98, encoding="utf-8")
+    real_fstat = os.fstat
+
+    def small(fd):  # the size it had when checked: it grows before it is read
+        result = real_fstat(fd)
+        return os.stat_result((result.st_mode, result.st_ino, result.st_dev, result.st_nlink, result.st_uid,
+                               result.st_gid, 0, result.st_atime, result.st_mtime, result.st_ctime))
+
+    monkeypatch.setattr(cli, "MAX_HISTORY_BYTES", 4)
+    monkeypatch.setattr(cli.os, "fstat", small)
+    with pytest.raises(LanternError, match="is over the limit of 4 bytes"):
+        cli._read_history(history)
+    monkeypatch.setattr(cli, "MAX_HISTORY_BYTES", 100)
+    assert cli._read_history(history) == []
 
 
 def test_a_folder_given_as_the_chat_model_is_named_as_a_folder(tmp_path):

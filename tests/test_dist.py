@@ -68,6 +68,7 @@ def test_installer_leaves_out_what_the_app_never_loads():
                      "plugins/platforms/libqeglfs.so", "lib/libQt6Network.so.6", "translations"):
             assert not (qt / gone).exists(), gone
         assert not (internal / "libcairo.so.2").exists() and not (internal / "cryptography").exists()
+        assert list(internal.glob("nh3/nh3*.so")), "nh3 (the viewer's HTML sanitiser) is missing"
         lib = internal / "llama_cpp" / "lib"
         assert (lib / "libllama.so").is_symlink() and (lib / "libllama.so").resolve().is_file()
         assert not list(lib.glob("libmtmd*"))

@@ -154,6 +154,59 @@ def test_contents_lists_folders_guides_headings_and_opens_at_heading(qtbot, wind
     assert window.viewer._anchor_position("blank-display") > 0
 
 
+def test_the_first_cited_passage_opens_in_the_viewer_as_the_evidence_arrives(qtbot, windows, gui_bundle):
+    """Issue 23: the reading pane stayed empty until a citation was clicked."""
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    assert window.viewer.guide == ""
+    seen = []
+    window.evidence_shown.connect(lambda evidence: seen.append(
+        (window.viewer.guide, window.viewer.anchor, bool(window.viewer.marked), evidence.citations[0].hit.anchor)))
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        ask_with_enter(qtbot, window, QUESTION)
+    assert seen == [("lessons/oled.md", "blank-display", True, "blank-display")]
+    assert not window.viewer.hasFocus()  # opened for reading, without taking the focus from the question
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.question_box.setPlainText("How do I blink the onboard LED with digitalWrite?")
+        window.ask()
+    assert window.viewer.guide == "lessons/blink.md"
+    window.show_exchange(0)  # an earlier answer reopened: its first cited passage again
+    assert (window.viewer.guide, window.viewer.anchor) == ("lessons/oled.md", "blank-display")
+
+
+def test_contents_follow_the_courses_own_numbers_not_the_file_paths(qtbot, windows, tmp_path):
+    """Issue 23: paths put "lesson-10" above "lesson-2", "buzzer.md" (Part 2) above "led.md" (Part 1)
+    and "unit-10" above "unit-9"; numbers in names, else in titles, are compared as numbers."""
+    from app.bundle.builder import build_bundle
+    from app.bundle.reader import BundleReader
+
+    from .fakes import FakeEmbedder
+
+    course = tmp_path / "numbered"
+    guides = {"lessons/lesson-10.md": "Lesson 10: Wi-Fi", "lessons/lesson-2.md": "Lesson 2: Fade",
+              "lessons/lesson-1.md": "Lesson 1: Blink", "extras/buzzer.md": "Part 2: Buzzer",
+              "extras/led.md": "Part 1: LED", "extras/esp32-pins.md": "ESP32 pins",
+              "unit-10/notes.md": "Unit ten notes", "unit-9/notes.md": "Unit nine notes"}
+    for path, title in guides.items():
+        (course / path).parent.mkdir(parents=True, exist_ok=True)
+        (course / path).write_text(f"# {title}\n\nSome text about {title.lower()}.\n", encoding="utf-8")
+    build_bundle(course, tmp_path / "numbered.sqlite", FakeEmbedder(), title="Numbered")
+    bundle = BundleReader(tmp_path / "numbered.sqlite")
+    try:
+        window = open_window(qtbot, windows, bundle, FakeChatModel(reply=REPLY))
+        tree = window.contents
+        top = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
+        assert list(top) == ["extras", "lessons", "unit-9", "unit-10"]
+        titles = {name: [item.child(i).text(0) for i in range(item.childCount())] for name, item in top.items()}
+        assert titles["lessons"] == ["Lesson 1: Blink", "Lesson 2: Fade", "Lesson 10: Wi-Fi"]
+        # "ESP32" is a name, not a number: that guide goes by its title's words ("ESP…" before "Part…").
+        assert titles["extras"] == ["ESP32 pins", "Part 1: LED", "Part 2: Buzzer"]
+        assert "OLED" not in window.question_box.placeholderText()  # the demo course's example, on every course
+        assert "Numbered" in window.question_box.placeholderText()
+    finally:
+        window.shutdown()
+        bundle.close()
+
+
 def test_viewer_back_and_forward(qtbot, windows, gui_bundle):
     window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     viewer = window.viewer

@@ -112,12 +112,17 @@ def test_a_bundle_of_another_embedding_model_is_not_reused(course, tmp_path):
 
 
 def test_a_junk_previous_bundle_is_ignored_with_a_note(course, tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 50)
     out = tmp_path / "course.sqlite"
-    out.write_bytes(b"not a database at all" * 50)
-    report = build_bundle(course, out, FakeEmbedder())
+    report = build_bundle(course, out, FakeEmbedder(), previous=junk)
     assert report.embedded == report.chunks
     assert any("embedding every chunk" in n for n in report.notes)
     assert BundleReader(out).chunk_count() == report.chunks
+    # as the output, junk is not replaced (issue 23: `-o` overwrote any file)
+    with pytest.raises(LanternError, match="exists and is not a Lantern bundle"):
+        build_bundle(course, junk, FakeEmbedder())
+    assert junk.read_bytes() == b"not a database at all" * 50
 
 
 def test_a_deleted_guide_leaves_no_rows_anywhere(course, tmp_path):
@@ -209,7 +214,8 @@ def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     assert main(["inspect", str(bundle_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"path", "size_bytes", "title", "course", "corpus_version", "schema_version", "built_at",
-                        "embedding", "chunker", "libraries", "counts", "integrity"}
+                        "embedding", "chunker", "libraries", "counts", "integrity", "planted_blocks",
+                        "planted_screened"}
     assert doc["title"] == "Test course" and doc["schema_version"] == 2
     assert doc["embedding"] == {"model_id": "fake/bag-of-words", "dim": 64, "checksum": "fake-checksum"}
     counts = doc["counts"]

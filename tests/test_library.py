@@ -615,3 +615,80 @@ def test_install_lock_a_waiting_install_goes_on_when_the_lock_is_freed_and_sees_
     outcome["thread"].join(10)
     assert "Another install changed lab" in outcome["error"] and "nothing was changed" in outcome["error"]
     assert snapshot(d) == before
+
+
+# --- install checks what inspect checks; metadata-only updates (issue 23, items 4 and 5) --------
+
+def test_install_refuses_chunk_spans_past_their_guide_that_inspect_refuses(versions, tmp_path, capsys):
+    """Issue 23, item 4: a bundle whose chunk spans point past their text (digest recomputed) failed
+    inspect but installed. Install runs inspect's checks, on every chunk; the reader refuses it too."""
+    from app.errors import BundleError
+
+    from .test_security import craft
+
+    d = versions["dir"]
+    assert install(versions["v1"]) == 0
+    capsys.readouterr()
+    before = snapshot(d)
+    for n, sql in enumerate(["UPDATE chunks SET start = start + 100000, end = end + 100000 WHERE id = 3",
+                             "UPDATE chunks SET end = start - 1 WHERE id = 1",
+                             "UPDATE chunks SET source_id = 99 WHERE id = 2"]):
+        bad = craft(versions["v2"], tmp_path / f"bad{n}.sqlite", (sql, ()))
+        assert inspect_bundle(bad).integrity.ok is False
+        assert main(["inspect", str(bad)]) == 1
+        capsys.readouterr()
+        assert install(bad) == 1
+        err = capsys.readouterr().err
+        assert "fails `lantern inspect`'s integrity check" in err or "is damaged" in err, err
+        assert ("character span outside" in err or "belongs to no guide" in err) and err.count("\n") == 1, err
+        assert snapshot(d) == before
+        with pytest.raises(BundleError, match="character span outside|belongs to no guide"):
+            BundleReader(bad)
+
+
+def test_install_checks_every_chunk_not_a_sample(versions, tmp_path, capsys, monkeypatch):
+    """A bad chunk that inspect's default sample would miss is still refused by install."""
+    import app.bundle.inspect
+
+    from .test_security import craft
+
+    monkeypatch.setattr(app.bundle.inspect, "DEFAULT_SAMPLE", 1)
+    last = int(BundleReader(versions["v2"])._query("SELECT max(id) FROM chunks")[0][0])
+    bad = craft(versions["v2"], tmp_path / "bad.sqlite",
+                ("UPDATE chunks SET text = 'planted words' WHERE id = ?", (last,)))
+    assert inspect_bundle(bad, sample=1).integrity.ok  # a sample of one does not see it
+    assert install(bad) == 1
+    assert "differ from their span of the guide text" in capsys.readouterr().err
+
+
+def test_a_title_only_rebuild_installs_as_a_metadata_update_and_says_what_changed(course, tmp_path, library,
+                                                                                     monkeypatch, capsys):
+    """Issue 23: a title-only fix could not be installed ("same corpus version; nothing to do")."""
+    d = library["machine"]
+    v1 = build_at(course, tmp_path / "v1.sqlite", "2026-01-10T09:00:00", monkeypatch, title="Lab")
+    v2 = build_at(course, tmp_path / "v2.sqlite", "2026-01-12T09:00:00", monkeypatch, title="ESP32 Lab")
+    assert meta_of(v1)["corpus_version"] == meta_of(v2)["corpus_version"]
+    assert install(v1) == 0
+    capsys.readouterr()
+    assert install(v2) == 0
+    out = capsys.readouterr().out
+    assert "title           'Lab' -> 'ESP32 Lab'" in out and "guides          unchanged\n" in out
+    assert "(the same guides and chunks; only the course details changed: title 'Lab' -> 'ESP32 Lab')" in out
+    assert meta_of(d / "lab.sqlite")["title"] == "ESP32 Lab" and (d / "lab.previous.sqlite").exists()
+    assert install(v2, "--json") == 0  # now it is current
+    assert json.loads(capsys.readouterr().out)["result"] == "already-current"
+    assert install(v1) == 1  # the older title is a downgrade
+    assert "--allow-downgrade" in capsys.readouterr().err
+    assert install(v1, "--allow-downgrade", "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["change"] == "downgrade" and doc["metadata"] == {"title": {"old": "ESP32 Lab", "new": "Lab"}}
+
+
+def test_install_counts_one_guide_in_the_singular(tmp_path, library, monkeypatch, capsys):
+    course = tmp_path / "one"
+    course.mkdir()
+    (course / "guide.md").write_text("# Only guide\n\nThe only guide of this course, about GPIO 2.\n")
+    bundle = build_at(course, tmp_path / "one.sqlite", "2026-01-10T09:00:00", monkeypatch, course_id="one")
+    assert install(bundle) == 0
+    out = capsys.readouterr().out
+    assert "1 guide, 1 chunk" in out and "1 guides" not in out

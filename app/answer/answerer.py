@@ -14,6 +14,7 @@ the model is not asked), ``declined-off-topic`` and ``declined-injection``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import time
@@ -21,13 +22,14 @@ from typing import Callable
 
 from ..errors import ModelError, QuestionError
 from ..ingest.language import LANGUAGE_NAMES, question_language
+from ..ingest.screen import read_planted
 from ..records import HEADING_SEPARATOR, Answer, Hit, Passage, heading_leaf
 from ..retrieval.retriever import Retriever, previous_user_turn
 from ..usertext import clean_user_text
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
 from .citations import is_citation
 from .extractive import choose_quotes
-from .guard import injection_kind, is_off_topic, strip_soft_injection
+from .guard import injection_kind, is_off_topic, mask_spans, planted_instructions, strip_soft_injection
 from .llm import ChatModel
 from .prompt import build_messages, clean_history
 from .verify import MIN_SUPPORT, SentenceStream, check_sentence
@@ -117,6 +119,16 @@ class Assistant:
         self.budget = budget or ContextBudget()
         self._titles = {s.path: s.title for s in retriever.bundle.sources()}
         self._guides: dict[str, str] = {}
+        # Blocks of the guides that address the assistant (app/ingest/screen.py): those the build
+        # recorded; a bundle built before screening records none, and its guides are screened here,
+        # each once, when first needed (about 0.5 s per million characters: on IoT it doubled the
+        # first answers' time, median 38 -> 83 ms, so a recorded list is not screened again).
+        recorded = read_planted(retriever.bundle.meta)
+        self._screen_now = recorded is None
+        self._recorded: dict[str, list[tuple[int, int]]] = {}
+        for block in recorded or []:
+            self._recorded.setdefault(block.source, []).append((block.start, block.end))
+        self._planted: dict[str, list[tuple[int, int]]] = {}
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -168,10 +180,38 @@ class Assistant:
         return f"{EXTRACTIVE_NOTE} the course has {len(lessons)} lessons, by their guides' titles:\n\n{items}", passages
 
     def _guide_text(self, path: str) -> str:
-        """A guide's whole text (cached; used to give a table row its header)."""
+        """A guide's whole text with its planted blocks blanked (:meth:`planted_spans`; cached; used
+        to give a table row its header and a list its continuation)."""
         if path not in self._guides:
-            self._guides[path] = self.retriever.bundle.source_text(path)
+            text = self.retriever.bundle.source_text(path)
+            found = planted_instructions(text) if self._screen_now else []
+            self._planted[path] = sorted(set(self._recorded.get(path, [])) | set(found))
+            self._guides[path] = mask_spans(text, self._planted[path])
         return self._guides[path]
+
+    def planted_spans(self, path: str) -> list[tuple[int, int]]:
+        """Character spans of the guide ``path`` that address the assistant and are never quoted nor
+        sent to the model: those the build recorded in the bundle, or for a bundle built before
+        screening, those :func:`~app.answer.guard.planted_instructions` finds now."""
+        if path not in self._planted:
+            if not self._screen_now:  # no need to read the guide
+                self._planted[path] = sorted(set(self._recorded.get(path, [])))
+            else:
+                self._guide_text(path)
+        return self._planted[path]
+
+    def screen_hits(self, hits) -> list[Hit]:
+        """``hits`` with every planted block (:meth:`planted_spans`) blanked out of their text (spaces,
+        so spans still line up with the guide); a hit left with no word is dropped."""
+        kept = []
+        for hit in hits:
+            spans = [(a, b) for a, b in self.planted_spans(hit.source) if a < hit.span[1] and b > hit.span[0]]
+            if spans:
+                hit = dataclasses.replace(hit, text=mask_spans(hit.text, spans, hit.span[0]))
+                if not re.search(r"\w", hit.text):
+                    continue
+            kept.append(hit)
+        return kept
 
     def _similarity(self, question: str) -> Callable[[list[str]], list[float]] | None:
         """Cosine similarity (-1..1, higher is more alike) of ``question`` to each of some texts, with
@@ -237,15 +277,16 @@ class Assistant:
                 return done("extractive", text, passages, passages, {"evidence": since()})
         history = clean_history(history)
         retrieval = self.retriever.search(question, k=10, history=history)
+        hits = self.screen_hits(retrieval.hits)  # planted instructions are never quoted nor sent
         timings = dict(retrieval.timings_ms)
         timings["retrieval"] = since()
-        if not retrieval.has_evidence or not retrieval.hits:
-            nearest = [Passage(n, h) for n, h in enumerate(retrieval.hits[:3], 1)]
+        if not retrieval.has_evidence or not hits:
+            nearest = [Passage(n, h) for n, h in enumerate(hits[:3], 1)]
             text = not_covered_text(retrieval, question, self.retriever.bundle.meta.get("language", ""))
             return done("not-covered", text, nearest, (), timings,
                         missing=retrieval.unknown_names)
 
-        evidence = [Passage(n, h) for n, h in enumerate(retrieval.hits[:EVIDENCE_PASSAGES], 1)]
+        evidence = [Passage(n, h) for n, h in enumerate(hits[:EVIDENCE_PASSAGES], 1)]
         context = previous_user_turn(history, question)
         quotes = choose_quotes(question, evidence, context=context, guide_text=self._guide_text,
                                similarity=self._similarity(question), word_weight=self.retriever.lexical_index.idf)
@@ -263,7 +304,9 @@ class Assistant:
         if self.llm is None or (should_stop is not None and should_stop()):
             return done("extractive", extractive_text, evidence, cited, timings)
 
-        sent = self.select_passages(retrieval.hits, retrieval.query)
+        masked = {h.key for h in hits if any(a < h.span[1] and b > h.span[0] for a, b in self.planted_spans(h.source))}
+        sent = [Passage(p.n, dataclasses.replace(p.hit, text=_squeeze(p.hit.text))) if p.hit.key in masked else p
+                for p in self.select_passages(hits, retrieval.query)]
         try:
             messages, sent = self._fit_messages(self.llm, question, sent, history)
         except QuestionError:  # the evidence stands; the model cannot read this question
@@ -272,7 +315,7 @@ class Assistant:
         number = {p.hit.key: p.n for p in evidence}
         for p in sent:
             if p.hit.key not in number:
-                extra = Passage(len(evidence) + 1, retrieval.hits[[h.key for h in retrieval.hits].index(p.hit.key)])
+                extra = Passage(len(evidence) + 1, hits[[h.key for h in hits].index(p.hit.key)])
                 evidence.append(extra)
                 number[p.hit.key] = extra.n
         shown_n = {p.n: number[p.hit.key] for p in sent}
@@ -316,6 +359,12 @@ class Assistant:
         citations = [by_n[n] for n in verified_cited] + [p for p in cited if p.n not in verified_cited]
         text = " ".join(verified) + "\n\n" + extractive_text
         return done("answered", text, evidence, citations, timings, checks)
+
+
+def _squeeze(text: str) -> str:
+    """A passage's text with the blank lines and long runs of spaces a blanked block leaves made
+    one (the model reads no padding)."""
+    return re.sub(r"[ \t]{40,}", " ", re.sub(r"\n[ \t]*\n(?:[ \t]*\n)*", "\n\n", text)).strip()
 
 
 def _renumber(text: str, numbers: dict[int, int]) -> str:

@@ -34,13 +34,15 @@ from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.language import check_language, detect_language
 from ..ingest.reader import IMAGE_TYPES
+from ..ingest.screen import META_KEY as PLANTED_KEY
+from ..ingest.screen import planted_meta
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
-from .library import check_course_id, default_course_id, identity_meta
+from .library import bundle_identity, check_course_id, default_course_id, identity_meta
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
 
-__all__ = ["BuildReport", "build_bundle", "corpus_version", "previous_vectors", "remove_stale_temporary_files"]
+__all__ = ["BuildReport", "build_bundle", "check_output", "corpus_version", "previous_vectors", "remove_stale_temporary_files"]
 
 
 @dataclass
@@ -116,7 +118,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",
-                 language: str | None = None) -> BuildReport:
+                 language: str | None = None, force: bool = False) -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
     Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
@@ -124,8 +126,11 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     folder's name as a slug) is recorded with a content digest (library.py). ``language`` is the
     course's language tag (``en``, ``pt-BR``), recorded as ``meta['language']``; None guesses it
     from the guides' prose (:func:`app.ingest.language.detect_language`: py3langid, about a second), and '' or a
-    guess that is unsure records none (unknown). Raises
-    :class:`LanternError` for an invalid ``course_id`` or ``language``,
+    guess that is unsure records none (unknown). ``output`` is checked first (:func:`check_output`;
+    ``force`` replaces another course's bundle); without ``title``, rebuilding the same course's
+    bundle in place keeps that bundle's title (with a note), else the folder's name. Raises
+    :class:`LanternError` for an invalid ``course_id`` or ``language``, an ``output`` that
+    :func:`check_output` refuses,
     :class:`CourseFolderError` for a missing/unreadable/empty course folder and
     :class:`LanternError` when the output cannot be written; the previous ``output`` is
     then untouched.
@@ -136,8 +141,10 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     course_id = check_course_id(course_id) if course_id else default_course_id(source_dir)
     if language:
         language = check_language(language)
-    if output.exists() and output.is_dir():
-        raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
+    replaced = check_output(output, source_dir, course_id, force=force)
+    kept_title = ""
+    if not title and replaced.get("title") and bundle_identity(replaced, output).course_id == course_id:
+        title = kept_title = replaced["title"]
     _check_writable(output)
     if previous is not None and not Path(previous).is_file():
         raise LanternError(f"The previous bundle {previous} does not exist; give --previous an existing "
@@ -145,6 +152,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     plan = plan_course(source_dir, embedder.checksum, settings=settings, include=include, exclude=exclude,
                        progress=notify)
     notes = list(plan.notes)
+    if kept_title:
+        notes.append(f"kept the title {kept_title!r} of the bundle being rebuilt (--title changes it)")
     detected = language is None
     if language is None:
         language = detect_language(doc.text for doc in plan.documents if doc.kind != "code")
@@ -175,6 +184,66 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                        reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes, language=language,
                        language_detected=detected and bool(language))
+
+
+def _bundle_meta(path: Path) -> dict[str, str] | None:
+    """The ``meta`` table of ``path`` when it is a Lantern bundle (a SQLite file holding Lantern's
+    ``meta``, ``sources`` and ``chunks`` tables), else None. Reads the 16-byte header first, so a
+    file that is not SQLite is never handed to SQLite. Never raises."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(16) != b"SQLite format 3\x00":
+                return None
+        conn = connect(str(path), read_only=True)
+    except (OSError, apsw.Error):
+        return None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+        if not {"meta", "sources", "chunks"} <= tables:
+            return None
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    except (apsw.Error, UnicodeDecodeError):
+        return None
+    finally:
+        conn.close()
+
+
+def check_output(output: Path, source_dir: Path, course_id: str, *, force: bool = False) -> dict[str, str]:
+    """Refuse a build's ``output`` that it must not replace, before anything is read or written, and
+    return the ``meta`` of the bundle it will replace ({} when there is none).
+
+    Raises :class:`LanternError` (one sentence; nothing was written) when ``output`` is a folder or
+    not a regular file, lies inside ``source_dir`` (the course's own README.md, say, or any file
+    beside the guides; symbolic links are followed), exists and is not a Lantern bundle (an empty
+    file is fine), or is the bundle of a course id other than ``course_id`` and ``force`` is False.
+    Rebuilding the same course's bundle in place is allowed (that is an incremental rebuild), even
+    when that bundle is damaged but still readable as a bundle."""
+    output = Path(output)
+    try:
+        inside = output.resolve().is_relative_to(Path(source_dir).resolve())
+    except (OSError, RuntimeError):  # a symbolic-link loop
+        inside = False
+    if inside:
+        raise LanternError(f"The output {output} lies inside the course folder {source_dir}; nothing was written. "
+                           f"Write the bundle outside it, e.g. -o {Path(source_dir).resolve().parent / (course_id + '.sqlite')}.")
+    if not output.exists():
+        return {}
+    if output.is_dir():
+        raise LanternError(f"The output {output} is a folder; give `-o` a file name such as {output}/course.sqlite.")
+    if not output.is_file():
+        raise LanternError(f"The output {output} is not a regular file; nothing was written. Give -o a .sqlite file name.")
+    if output.stat().st_size == 0:
+        return {}
+    meta = _bundle_meta(output)
+    if meta is None:
+        raise LanternError(f"{output} exists and is not a Lantern bundle, so the build will not replace it; nothing "
+                           "was written. Give -o another file name (or move that file away first).")
+    theirs = bundle_identity(meta, output).course_id
+    if theirs != course_id and not force:
+        raise LanternError(f"{output} is the bundle of another course ({theirs}), not of {course_id}; nothing was "
+                           f"written. Give -o another file name, pass --id {theirs} if it is the same course, or "
+                           "--force to replace it.")
+    return meta
 
 
 def _check_writable(output: Path) -> None:
@@ -330,6 +399,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
             "sources": str(len(plan.documents)),
             "chunks": str(len(chunks)),
             "source_globs": json.dumps(globs, sort_keys=True),
+            PLANTED_KEY: planted_meta(plan.planted),  # blocks never quoted (app/ingest/screen.py)
         }
         with conn:
             conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))

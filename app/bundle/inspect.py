@@ -7,6 +7,8 @@ Integrity checks, all read-only:
 - the chunk ids in ``chunks``, ``chunks_fts`` and ``chunk_vectors`` are the same set
   (so every chunk is findable by both legs and no orphan rows remain);
 - the counts recorded in ``meta`` equal the table counts;
+- every chunk belongs to a guide and its character span lies inside that guide's text
+  (``checks.span_problems``, all chunks);
 - for a sample of chunks: the sha256 of the indexed text equals the stored digest and
   the chunk text equals its character span of the stored guide text;
 - for a sample of images: the sha256 of the stored bytes equals the stored digest;
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,6 +30,8 @@ import apsw
 import numpy as np
 
 from ..errors import BundleError
+from ..ingest.screen import read_planted, screen_guide
+from .checks import span_problems
 from .library import DIGEST_MISMATCH, bundle_identity, verify_digest
 from .reader import BundleReader
 from .schema import CONTENT_DIGEST_KEY, content_digest
@@ -39,7 +44,8 @@ DEFAULT_SAMPLE = 200
 class Integrity:
     """``ok`` when no problem was found; ``problems`` are sentences; ``sampled_chunks`` and
     ``sampled_assets`` say how many digests were verified; ``content_digest`` is ``verified``,
-    ``mismatch`` or ``not-recorded`` (a bundle built before digests existed)."""
+    ``mismatch``, ``not-recorded`` (a bundle built before digests existed) or ``skipped`` (the
+    caller checked it itself: ``install``)."""
 
     ok: bool
     problems: tuple[str, ...]
@@ -64,11 +70,18 @@ class Inspection:
     libraries: dict
     counts: dict
     integrity: Integrity
+    #: Guide blocks that address the assistant (app/ingest/screen.py), never quoted nor sent to the
+    #: model: each ``{"source", "heading", "span", "chunk_keys", "excerpt"}``. ``planted_screened`` is
+    #: ``build`` (recorded by the build), ``inspect`` (a bundle built before screening, screened now)
+    #: or ``failed`` (its text could not be read).
+    planted_blocks: tuple[dict, ...] = ()
+    planted_screened: str = "build"
 
     def as_json(self) -> dict:
         """The ``inspect --json`` document (docs/inspect.md)."""
         doc = asdict(self)
         doc["integrity"]["problems"] = list(self.integrity.problems)
+        doc["planted_blocks"] = list(self.planted_blocks)
         return doc
 
     def lines(self) -> list[str]:
@@ -94,6 +107,21 @@ class Inspection:
                f"  size            {self.size_bytes / 1e6:.1f} MB ({self.size_bytes:,} bytes)",
                f"  integrity       {status}"]
         out.extend(f"    - {p}" for p in self.integrity.problems)
+        out.extend(self._planted_lines())
+        return out
+
+    def _planted_lines(self) -> list[str]:
+        if self.planted_screened == "failed":
+            return ["  planted text    not screened: the guides could not be read (see integrity)"]
+        when = " (found now: the bundle was built before guides were screened)" if self.planted_screened == "inspect" else ""
+        n = len(self.planted_blocks)
+        if not n:
+            return [f"  planted text    none: no block of the guides speaks to AI assistants{when}"]
+        out = [f"  planted text    {n} block{'s' if n != 1 else ''} of the guides speak{'' if n != 1 else 's'} to AI "
+               f"assistants, not to students; never quoted or sent to the model{when}:"]
+        for block in self.planted_blocks:
+            where = " › ".join(part for part in (block["source"], block["heading"]) if part)
+            out.append(f"    - {where}: “{block['excerpt']}”")
         return out
 
 
@@ -105,31 +133,42 @@ def _sample(ids: list[int], n: int) -> list[int]:
     return [ids[int(i * step)] for i in range(n)]
 
 
-def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE) -> Integrity:
+def _without_fix(message: str) -> str:
+    """A :class:`BundleError` message as a problem: without its closing fix ("; rebuild it with
+    `lantern build`."), which ``inspect`` says once for every problem."""
+    return re.sub(r";\s*(?:copy it again|rebuild it)[^;]*$", "", message.rstrip().rstrip("."))
+
+
+def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE, *, sqlite_and_digest: bool = True) -> Integrity:
     """Run the integrity checks of the module docstring; never raises for a bad bundle (a check
-    that cannot read what it needs reports that as a problem)."""
+    that cannot read what it needs reports that as a problem). ``sqlite_and_digest=False`` leaves
+    out SQLite's quick_check and the content digest, for a caller that has just run SQLite's
+    integrity_check and the digest itself (``install``); ``content_digest`` is then ``skipped``."""
     problems: list[str] = []
     try:
-        return _check_integrity(bundle, sample, problems)
+        return _check_integrity(bundle, sample, problems, sqlite_and_digest)
     except UnicodeDecodeError:
         problems.append("stored text is not valid UTF-8; the bundle is damaged")
         return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
     except (apsw.Error, BundleError) as exc:
         problems.append(f"the bundle could not be read to the end ({exc.__class__.__name__}: "
-                        f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); it is damaged")
+                        f"{_without_fix(str(exc).splitlines()[0]) if str(exc) else 'no detail'}); it is damaged")
         return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
 
 
-def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> Integrity:
+def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sqlite_and_digest: bool) -> Integrity:
     q = bundle._query
-    quick = [line for r in q("PRAGMA quick_check") for line in str(r[0]).splitlines()]
-    if quick != ["ok"]:
-        more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
-        problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
-    recorded = bundle.meta.get(CONTENT_DIGEST_KEY)
-    if recorded and content_digest(bundle._conn) != recorded:
-        problems.append("the tables' content digest differs from the one recorded when the bundle was built "
-                        "(a byte of the file has changed since)")
+    if sqlite_and_digest:
+        quick = [line for r in q("PRAGMA quick_check") for line in str(r[0]).splitlines()]
+        if quick != ["ok"]:
+            more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
+            problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
+        recorded = bundle.meta.get(CONTENT_DIGEST_KEY)
+        if recorded and content_digest(bundle._conn) != recorded:
+            problems.append("the tables' content digest differs from the one recorded when the bundle was built "
+                            "(a byte of the file has changed since)")
+    with bundle._lock:
+        problems.extend(span_problems(bundle._conn))
     chunk_ids = [r[0] for r in q("SELECT id FROM chunks ORDER BY id")]
     ids = set(chunk_ids)
     for table in ("chunks_fts", "chunk_vectors"):
@@ -162,7 +201,7 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> 
     try:
         matrix = bundle.vector_matrix if q("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'") else None
     except BundleError as exc:  # a block of the wrong size
-        problems.append(str(exc))
+        problems.append(_without_fix(str(exc)))
         matrix = None
     if matrix is None and not any("vector block" in p for p in problems):  # an older bundle: vec0 only
         bad_vectors = 0
@@ -190,8 +229,10 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str]) -> 
     if bad_assets:
         problems.append(f"{len(bad_assets)} images have bytes whose sha256 differs from the stored digest "
                         f"(first: {bad_assets[0]})")
-    with bundle._lock:
-        digest = verify_digest(bundle._conn, bundle.meta)
+    digest = "skipped"
+    if sqlite_and_digest:
+        with bundle._lock:
+            digest = verify_digest(bundle._conn, bundle.meta)
     if digest == DIGEST_MISMATCH:
         problems.append("the content digest recomputed now differs from the one recorded at build time: "
                         "the bundle was changed after it was built")
@@ -205,6 +246,25 @@ def _count(q, table: str) -> int:
         return int(q(f"SELECT count(*) FROM {table}")[0][0])
     except (apsw.Error, BundleError):
         return -1
+
+
+def _planted(bundle: BundleReader) -> dict:
+    """``planted_blocks`` and ``planted_screened`` for :class:`Inspection`: what the build recorded,
+    or for a bundle built before screening, what the screen finds in its guides now (about 0.5 s per
+    million characters of guide text)."""
+    recorded = read_planted(bundle.meta)
+    if recorded is not None:
+        return {"planted_blocks": tuple(b.as_json() for b in recorded), "planted_screened": "build"}
+    q = bundle._query
+    try:
+        found: list[dict] = []
+        for source_id, path, text in q("SELECT id, path, text FROM sources ORDER BY path"):
+            chunks = [(str(k), str(h), int(a), int(b)) for k, h, a, b in
+                      q("SELECT key, heading, start, end FROM chunks WHERE source_id = ? ORDER BY start", (source_id,))]
+            found.extend(b.as_json() for b in screen_guide(str(path), str(text), chunks))
+    except (apsw.Error, BundleError, UnicodeDecodeError, TypeError, ValueError):
+        return {"planted_blocks": (), "planted_screened": "failed"}
+    return {"planted_blocks": tuple(found), "planted_screened": "inspect"}
 
 
 def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
@@ -229,6 +289,6 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
             embedding={"model_id": meta["embedding_model_id"], "dim": int(meta["embedding_dim"]),
                        "checksum": meta["embedding_checksum"]},
             chunker=bundle.chunker_settings(), libraries=json.loads(meta.get("libraries", "{}") or "{}"),
-            counts=counts, integrity=check_integrity(bundle, sample))
+            counts=counts, integrity=check_integrity(bundle, sample), **_planted(bundle))
     finally:
         bundle.close()

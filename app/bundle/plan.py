@@ -25,7 +25,9 @@ from ..errors import CourseFolderError
 from ..ingest.chunker import ChunkedDoc, ChunkerSettings, chunk_document
 from ..ingest.markdown import parser
 from ..ingest.reader import IMAGE_TYPES, read_course
+from ..ingest.screen import PlantedBlock, screen_course
 from ..records import Chunk, SourceDoc
+from .checks import MAX_GUIDE_TEXT_BYTES, path_problem
 
 #: ``progress(stage, done, total)``; stages are "read" and "chunk" (files), "reuse" (chunks
 #: reused, chunks in total; once), "embed" (chunks embedded, chunks to embed), "embed_chars"
@@ -41,7 +43,8 @@ _IMAGE_EXTENSIONS = frozenset(IMAGE_TYPES)
 @dataclass
 class CoursePlan:
     """A course folder read and chunked: ``documents[i]`` is chunked as ``chunked[i]``;
-    ``assets`` maps referenced image paths (course-relative) to their files."""
+    ``assets`` maps referenced image paths (course-relative) to their files; ``planted`` lists the
+    guide blocks that address the assistant (app/ingest/screen.py), each also a warning."""
 
     documents: list[SourceDoc]
     chunked: list[ChunkedDoc]
@@ -51,6 +54,7 @@ class CoursePlan:
     corpus_version: str
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    planted: list[PlantedBlock] = field(default_factory=list)
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -92,6 +96,27 @@ def referenced_images(doc_path: str, text: str, images: dict[str, Path], missing
     return found
 
 
+def _drop_unfit(report) -> None:
+    """Skip, with a warning, the guides and images a bundle could not hold (app/bundle/checks.py):
+    a path the app would refuse (a backslash or control character in a name, too long, too deep)
+    or a guide text over ``MAX_GUIDE_TEXT_BYTES``, so a build never writes a bundle the app refuses."""
+    kept = []
+    for doc in report.documents:
+        problem = path_problem(doc.path)
+        size = len(doc.text.encode("utf-8", "surrogatepass"))
+        if problem:
+            report.warnings.append(f"{problem}; skipped (rename the file or its folder to include it)")
+        elif size > MAX_GUIDE_TEXT_BYTES:
+            report.warnings.append(f"{doc.path}: its text is {size:,} bytes, more than the {MAX_GUIDE_TEXT_BYTES:,} "
+                                   "a guide may hold; skipped (split it into smaller files to include it)")
+        else:
+            kept.append(doc)
+    report.documents[:] = kept
+    for rel in [rel for rel in report.images if path_problem(rel)]:
+        report.warnings.append(f"{path_problem(rel)}; skipped (rename the image or its folder to include it)")
+        del report.images[rel]
+
+
 def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerSettings | None = None,
                 include: list[str] | None = None, exclude: list[str] | None = None,
                 progress: Progress | None = None) -> CoursePlan:
@@ -103,6 +128,7 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
     settings = settings or ChunkerSettings()
     notify = progress or (lambda stage, done, total: None)
     report = read_course(source_dir, include=include, exclude=exclude)
+    _drop_unfit(report)
     notify("read", len(report.documents), len(report.documents))
     chunked: list[ChunkedDoc] = []
     assets: set[str] = set()
@@ -123,8 +149,10 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
         report.warnings.append(f"{len(missing):,} image{'s' if len(missing) != 1 else ''} the guides show "
                                f"{'are' if len(missing) != 1 else 'is'} not in the course folder (first: {first}); "
                                "they will be missing from the guides in the app. Copy the images into the folder to include them")
+    planted = screen_course(report.documents, chunked)
+    report.warnings.extend(block.warning() for block in planted)
     return CoursePlan(documents=report.documents, chunked=chunked,
                       assets={rel: report.images[rel] for rel in sorted(assets)}, settings=settings,
                       embedding_checksum=embedding_checksum,
                       corpus_version=corpus_version(chunks, settings, embedding_checksum),
-                      warnings=report.warnings, notes=report.notes)
+                      warnings=report.warnings, notes=report.notes, planted=planted)

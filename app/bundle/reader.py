@@ -17,10 +17,11 @@ from pathlib import Path
 import apsw
 import numpy as np
 
-from ..errors import BundleError
+from ..errors import BundleError, UnsafeBundleError
 from ..ranking import diversify_sources, top_k
 from ..records import Heading
 from ..usertext import clean_user_text
+from .checks import MAX_GUIDE_TEXT_BYTES, span_problems, structure_problems
 from .fts import SEARCH_WORD_CHARS, clean_snippet, guide_search_query  # noqa: F401  (re-exported)
 from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
 
@@ -90,12 +91,18 @@ class BundleReader:
 
     Opening checks, in this order, and raises :class:`BundleError` (one sentence naming the
     file and the fix) at the first that fails: the file exists, is not empty and is SQLite; it
-    holds Lantern's tables; its schema and tokenizer versions are the ones this app reads; and,
+    holds Lantern's tables; its schema and tokenizer versions are the ones this app reads; it
+    holds nothing the format does not allow (:class:`UnsafeBundleError`, even without ``verify``:
+    every guide and image path relative and inside the course, no schema object the format does
+    not define, no guide or chunk text over its size limit; app/bundle/checks.py); and,
     with ``verify`` (the default), it is undamaged: SQLite's ``PRAGMA integrity_check`` (every
     b-tree, index and the FTS5 index) passes and the content digest recorded at build time
-    (``meta.content_digest``, see ``schema.content_digest``) matches the tables. The check
+    (``meta.content_digest``, see ``schema.content_digest``) matches the tables, and every chunk's
+    character span lies inside its guide's text (``checks.span_problems``). The check
     reads the whole file: about 90 ms for the 17 MB IoT bundle on a 2-core PC (integrity_check
-    ~35 ms, digest ~60 ms). Of 60 random one-byte flips in that bundle it refused 50; the other
+    ~35 ms, digest ~60 ms; the checks of app/bundle/checks.py add about 10 ms for the structure and
+    15 ms for the spans, measured beside a 200 ms digest on a busy PC). Of 60 random one-byte
+    flips in that bundle it refused 50; the other
     10 changed no row the app reads (free space in pages; quick_check alone refused 8). Files over
     :data:`VERIFY_MAX_BYTES` skip it (``lantern inspect`` checks them). ``verify=False`` is for
     ``lantern inspect``, which reports every problem it finds instead of the first.
@@ -151,8 +158,30 @@ class BundleReader:
         if built_with != TOKENIZER_VERSION:
             raise BundleError(f"The course bundle {self.path} was indexed with tokenizer version {built_with}; this app "
                               f"searches with version {TOKENIZER_VERSION}. Rebuild the bundle with this version of Lantern.")
+        dim = self.meta["embedding_dim"]
+        if not (dim.isdigit() and 0 < int(dim) <= 65536):
+            raise BundleError(f"The course bundle {self.path} records an embedding dimension of {dim[:20]!r}, not a "
+                              "number of dimensions (an interrupted or foreign build); rebuild it with `lantern build`.")
+        self._check_structure(int(dim))
         if verify:
             self._verify()
+
+    def _check_structure(self, dim: int) -> None:
+        """Raise :class:`UnsafeBundleError` when the bundle holds what the format does not allow:
+        a path that is not relative and inside the course, a schema object the format does not
+        define, a text over its size limit (app/bundle/checks.py). A few ms: it reads the schema,
+        the path columns and the sizes of the stored texts, not the texts; the chunk sizes (a scan
+        of the chunk rows) only for bundles :meth:`_verify` checks too."""
+        try:
+            with self._lock:
+                problems = structure_problems(self._conn, dim, chunks=self.path.stat().st_size <= VERIFY_MAX_BYTES)
+        except (apsw.Error, UnicodeDecodeError) as exc:
+            detail = exc.__class__.__name__ if isinstance(exc, UnicodeDecodeError) else (str(exc).splitlines() or [""])[0]
+            raise BundleError(f"The course bundle {self.path} is damaged ({detail or exc.__class__.__name__}); "
+                              "copy it again or rebuild it with `lantern build`.") from exc
+        if problems:
+            raise UnsafeBundleError(f"The course bundle {self.path} is refused because {problems[0]}; rebuild it "
+                                    "with `lantern build` from the course folder, or get a good copy from its author.")
 
     def _verify(self) -> None:
         """Raise :class:`BundleError` when the file is damaged (see the class docstring)."""
@@ -168,6 +197,7 @@ class BundleReader:
                                 for line in str(r[0]).splitlines()]
                 recorded = self.meta.get(CONTENT_DIGEST_KEY)
                 actual = content_digest(self._conn) if recorded and sqlite_check == ["ok"] else recorded
+                spans = span_problems(self._conn) if sqlite_check == ["ok"] and actual == recorded else []
         except apsw.Error as exc:
             detail = (str(exc).splitlines() or [""])[0] or exc.__class__.__name__
             raise BundleError(f"The course bundle {self.path} is damaged ({detail}); {fix}.") from exc
@@ -180,6 +210,8 @@ class BundleReader:
         if actual != recorded:
             raise BundleError(f"The course bundle {self.path} is damaged (its contents differ from the digest recorded "
                               f"when it was built); {fix}.")
+        if spans:
+            raise BundleError(f"The course bundle {self.path} is damaged ({spans[0]}); rebuild it with `lantern build`.")
 
     # --- meta -------------------------------------------------------------------------
     @property
@@ -235,6 +267,17 @@ class BundleReader:
         """Chunk ids whose text contains ``phrase`` as an FTS5 phrase, best BM25 first (at most ``k``)."""
         rows = self._query("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
                            (quote_fts(phrase), k))
+        return [r[0] for r in rows]
+
+    def fts_near(self, words: list[str], distance: int, k: int) -> list[int]:
+        """Chunk ids whose text holds every one of ``words`` (each quoted as an FTS5 phrase, so
+        user text is never FTS5 syntax) with at most ``distance`` tokens between the first and the
+        last (FTS5 ``NEAR``, in any order), best BM25 first (at most ``k``); [] for no words."""
+        if not words:
+            return []
+        query = f"NEAR({' '.join(quote_fts(w) for w in words)}, {max(0, int(distance))})"
+        rows = self._query("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                           (query, k))
         return [r[0] for r in rows]
 
     def search_guides(self, text: str, limit: int = 30) -> list[GuideMatch]:
@@ -398,11 +441,16 @@ class BundleReader:
         return [SourceInfo(*r) for r in self._query("SELECT path, title, kind, language FROM sources ORDER BY path")]
 
     def source_text(self, path: str) -> str:
-        """The decoded text of one guide; raises :class:`BundleError` for an unknown path."""
-        rows = self._query("SELECT text FROM sources WHERE path = ?", (path,))
-        if not rows:
+        """The decoded text of one guide; raises :class:`BundleError` for an unknown path and
+        :class:`UnsafeBundleError` for a text over ``MAX_GUIDE_TEXT_BYTES`` bytes (checked at open
+        too; here its size is read before the text is)."""
+        size = self._query("SELECT octet_length(text) FROM sources WHERE path = ?", (path,))
+        if not size:
             raise BundleError(f"The guide {path} is not in the course bundle {self.path.name}.")
-        return rows[0][0]
+        if int(size[0][0] or 0) > MAX_GUIDE_TEXT_BYTES:
+            raise UnsafeBundleError(f"The guide {path} holds {int(size[0][0]):,} bytes of text, more than the "
+                                    f"{MAX_GUIDE_TEXT_BYTES:,} a guide may hold; rebuild the course with `lantern build`.")
+        return self._query("SELECT text FROM sources WHERE path = ?", (path,))[0][0]
 
     def source_title(self, path: str) -> str:
         rows = self._query("SELECT title FROM sources WHERE path = ?", (path,))

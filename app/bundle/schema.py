@@ -37,7 +37,9 @@ import sqlite_vec
 #: 2: ``vector_blocks`` always written; ``meta`` gains ``content_digest`` (checked at open),
 #:    ``course_id`` and ``course_version``. Later version-2 bundles may also hold ``language``
 #:    (the course's BCP 47 language tag), an optional key: absent means unknown, and an app that
-#:    does not know it ignores it, so it came without a bump.
+#:    does not know it ignores it, so it came without a bump. Later ones also hold ``planted_blocks``
+#:    (app/ingest/screen.py: the guide blocks that address the assistant, never quoted nor sent to the
+#:    model), optional in the same way: absent, this app screens the guides when it answers.
 SCHEMA_VERSION = 2
 #: The oldest format this app still reads (every later table or key is optional to the reader).
 OLDEST_READABLE_SCHEMA = 1

@@ -111,7 +111,7 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     from ..errors import LanternError
     from ..logfile import start_log_file
     from .courses import CourseSwitcher
-    from .workers import load_assistant
+    from .workers import exit_if_workers_stuck, load_assistant
 
     start_log_file()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -151,6 +151,9 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     code = app.exec()
     if switcher.window is not None:  # the window open at the end (the course may have been switched)
         switcher.window.shutdown()
+    # A worker stuck in a loop (it was set aside when Stop or closing did not end it within
+    # seconds) would keep the process running, or Qt would abort deleting its thread: end now.
+    exit_if_workers_stuck(int(code))
     return int(code)
 
 

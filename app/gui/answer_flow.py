@@ -1,7 +1,12 @@
 """The window's busy/ready state machine: the worker thread, a question from Ask to its
 finished answer (the guides' words first, then the model's checked sentences above them), Stop,
 New conversation, and reopening an earlier exchange. The conversation (never saved) is the one
-record of what was asked; the model's memory is derived from it."""
+record of what was asked; the model's memory is derived from it.
+
+Stop and closing are bounded: a worker that has not ended :data:`STOP_GRACE_MS` after Stop (a
+search that never returns) is set aside (:func:`~app.gui.workers.set_aside`) and another is
+started over a reader of its own, so the student gets a usable window back; closing the window
+waits at most :data:`SHUTDOWN_WAIT_MS` for the worker."""
 
 from __future__ import annotations
 
@@ -9,20 +14,36 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..records import Answer
 from .ask_panel import ANSWER_DESCRIPTION, state_words
 from .conversation import Conversation, Exchange
 from .render import CITATION_MARKER, answer_as_text
-from .words import DEGRADED_NOTES, EARLIER_WORDS, EVIDENCE_WORDS, SEARCH_ONLY_WORDS, evidence_status, finished_status
-from .workers import AssistantFactory, AssistantWorker, LoadedStatus
+from .words import (
+    DEGRADED_NOTES,
+    EARLIER_WORDS,
+    EVIDENCE_WORDS,
+    LOADING_NOTE,
+    SEARCH_ONLY_WORDS,
+    SET_ASIDE_WORDS,
+    evidence_status,
+    finished_status,
+)
+from .workers import AssistantFactory, AssistantWorker, LoadedStatus, set_aside
 
 if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
 
 log = logging.getLogger(__name__)
+
+#: Milliseconds a question may take to end after Stop before its worker is set aside and another
+#: started (stopping normally takes one token, well under a second).
+STOP_GRACE_MS = 4000
+#: Milliseconds closing the window waits for the worker to end; then it is set aside and the
+#: process ends without it (:func:`app.gui.workers.exit_if_workers_stuck`).
+SHUTDOWN_WAIT_MS = 2000
 
 
 class AnswerFlow(QObject):
@@ -49,6 +70,13 @@ class AnswerFlow(QObject):
         self._clear_when_done = False
         self._pending_question = ""
         self._connections: list[tuple] = []  # (worker signal, slot) pairs, undone by shutdown()
+        self._shut_down = False
+        self._stop_timer = QTimer(self)  # Stop pressed: the worker has this long to end the question
+        self._stop_timer.setSingleShot(True)
+        self._stop_timer.timeout.connect(self._stop_overdue)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
 
     def start_worker(self, factory: AssistantFactory) -> None:
         """Start the worker thread and ask it to load the models with ``factory``."""
@@ -64,26 +92,60 @@ class AnswerFlow(QObject):
                              (w.crashed, self._crashed)]
         for signal, slot in self._connections:
             signal.connect(slot)
-        app = QApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(self.shutdown)
         self.thread_.start()
         w.load_requested.emit()
 
     def shutdown(self) -> None:
-        """Stop any answer and end the worker thread (waits for the current token), then stop
-        listening to the worker: what it sent that has not arrived yet (the end of an answer that
-        was running) is dropped, since the window is closing and its bundle may be closed next
-        (a course switch)."""
+        """Stop any answer and end the worker thread (waits for the current token, at most
+        :data:`SHUTDOWN_WAIT_MS`; a worker still running then is set aside), then stop listening
+        to the worker: what it sent that has not arrived yet (the end of an answer that was
+        running) is dropped, since the window is closing and its bundle may be closed next (a
+        course switch). Only the first call does anything."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self._stop_timer.stop()
         if self.thread_.isRunning():
             self.worker.stop_flag.set()
             self.thread_.quit()
-            if not self.thread_.wait(30_000):
-                log.warning("the assistant thread did not stop within 30 s")
-                for signal, slot in self._connections:  # the worker lives on: stop listening to it
-                    signal.disconnect(slot)
+            if not self.thread_.wait(SHUTDOWN_WAIT_MS):
+                log.warning("the assistant thread did not stop within %d ms; it is set aside", SHUTDOWN_WAIT_MS)
+                self._set_aside_worker()
         self._connections = []  # (once the thread has ended, the worker is deleted with its signals)
         QCoreApplication.removePostedEvents(self)  # the worker's queued signals to this flow
+
+    def _set_aside_worker(self) -> None:
+        """Stop listening to a worker that does not end and keep it (and the reader it uses)
+        alive, parentless, until the process ends (:func:`~app.gui.workers.set_aside`)."""
+        for signal, slot in self._connections:
+            signal.disconnect(slot)
+        self._connections = []
+        self.worker.stop_flag.set()
+        set_aside(self.thread_, self.worker, self.window.worker_bundle)
+        QCoreApplication.removePostedEvents(self)  # what it sent before: the question is over
+
+    def _stop_overdue(self) -> None:
+        """Stop was pressed :data:`STOP_GRACE_MS` ago and the question still runs (a search that
+        never returns): set its worker aside, start another, and give the window back with what
+        was on screen (the guides' words, if they had arrived) and the state in words."""
+        if not self.busy or self._shut_down:
+            return
+        log.warning("the assistant did not stop within %d ms of Stop; starting another", STOP_GRACE_MS)
+        evidence = self._evidence
+        self._set_aside_worker()
+        self.ready = False
+        self.status.show_loading()
+        self.panel.notice.setText(LOADING_NOTE)
+        self.panel.notice.setVisible(True)
+        self.start_worker(self.window.fresh_assistant_factory())
+        if evidence is not None:  # finished as a stopped answer: the guides' words that were shown
+            self._finished(evidence)
+            self.panel.set_state(f"{self.panel.state_label.text()} {SET_ASIDE_WORDS}")
+            return
+        self._idle()
+        self.panel.set_state(SET_ASIDE_WORDS)
+        self.window.error_shown.emit(SET_ASIDE_WORDS)
+        self._clear_if_asked()
 
     # --- asking -----------------------------------------------------------------------
     def ask(self, question: str) -> None:
@@ -158,16 +220,20 @@ class AnswerFlow(QObject):
         self.update_conversation_label()
 
     def stop(self) -> None:
-        """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
+        """Ask the worker to stop between tokens; the answer so far is then finished as usual.
+        A worker that has not ended within :data:`STOP_GRACE_MS` is set aside (:meth:`_stop_overdue`)."""
         if not self.busy:
             return
         self.stopped = True
         self.worker.stop_flag.set()
         self.panel.stop_button.setEnabled(False)
         self.panel.set_state("Stopping…")
+        if not self._stop_timer.isActive():
+            self._stop_timer.start(STOP_GRACE_MS)
 
     def _idle(self) -> None:
         self.busy = False
+        self._stop_timer.stop()
         self.panel.ask_button.setEnabled(True)
         self.panel.stop_button.setEnabled(False)
         self._update_earlier()
@@ -229,7 +295,8 @@ class AnswerFlow(QObject):
         self.window.models_loaded.emit()
 
     def _evidence_ready(self, evidence: Answer) -> None:
-        """Show the guides' own words at once; the model's checked sentences go above them later."""
+        """Show the guides' own words at once, and the first cited passage in the viewer; the
+        model's checked sentences go above them later."""
         self._evidence = evidence
         self._streamed = []
         self.panel.show_answer(evidence.text, evidence.passages, {p.n for p in evidence.citations})
@@ -238,6 +305,8 @@ class AnswerFlow(QObject):
             self.panel.set_state(SEARCH_ONLY_WORDS if "search-only" in evidence.degraded else EVIDENCE_WORDS)
         if "evidence" in evidence.timings_ms:
             self.status.show_status(evidence_status(evidence.timings_ms["evidence"] / 1000))
+        if evidence.citations:  # the reader's pane shows the first cited passage at once, not an empty viewer
+            self.window.open_citation(evidence.citations[0].n)
         self.window.evidence_shown.emit(evidence)
 
     def _sentence(self, text: str) -> None:
@@ -298,6 +367,9 @@ class AnswerFlow(QObject):
         if self.busy or not 0 <= index < len(self.conversation):
             return
         state = self.show(self.conversation[index])
+        cited = self.conversation[index].answer.citations
+        if cited:  # its first cited passage, as when it was first shown
+            self.window.open_citation(cited[0].n)
         self.panel.announce(f"{state} {self.panel.answer_view.toPlainText()}")
 
     def show(self, exchange: Exchange) -> str:

@@ -5,6 +5,8 @@ what that is and when."""
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QAccessible, QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -24,8 +26,9 @@ from PySide6.QtWidgets import (
 from ..answer.answerer import EXTRACTIVE_NOTE
 from ..bundle.reader import BundleReader
 from ..records import HEADING_SEPARATOR, Passage
+from ..retrieval.links import GUIDE, classify_link, link_refusal
 from .conversation import Conversation, Exchange
-from .render import CITE_SCHEME, answer_html, excerpt
+from .render import CITE_SCHEME, GUIDE_SCHEME, answer_html, excerpt
 from .viewer import bold_font
 from .widgets import AnswerView, FitLabel
 from .words import (
@@ -34,6 +37,7 @@ from .words import (
     EARLIER_PLACEHOLDER,
     EARLIER_TITLE,
     LOADING_NOTE,
+    QUESTION_PLACEHOLDER,
     SEARCH_ONLY_WORDS,
     STATE_WORDS,
     STOPPED_WORDS,
@@ -65,11 +69,16 @@ class AskPanel(QWidget):
     """The Ask tab's widgets (attributes named as in :class:`~app.gui.main_window.MainWindow`).
     ``passages`` are those of the answer on screen: its citations and sources open them.
     Signals: ``ask_requested()`` (Enter in the question box), ``copy_requested()`` (Ctrl+C in
-    the answer with no text selected), ``citation_requested(int)`` (a citation or a source)."""
+    the answer with no text selected), ``citation_requested(int)`` (a citation or a source),
+    ``guide_requested(str, str)`` (a link in a quote to a guide: its path and anchor),
+    ``link_refused(str)`` (any other link in the answer: one sentence saying what it is; it is
+    never followed)."""
 
     ask_requested = Signal()
     copy_requested = Signal()
     citation_requested = Signal(int)
+    guide_requested = Signal(str, str)
+    link_refused = Signal(str)
 
     def __init__(self, bundle: BundleReader, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -138,7 +147,7 @@ class AskPanel(QWidget):
         self.answer_view.setAccessibleDescription(ANSWER_DESCRIPTION)
         self.answer_view.anchorClicked.connect(self._citation_clicked)
         self.answer_view.set_placeholder(ANSWER_PLACEHOLDER.format(title=bundle.title))
-        layout.addWidget(self.answer_view, 3)
+        layout.addWidget(self.answer_view, 4)  # the reply gets two thirds of the room the sources share
 
         self.state_label = FitLabel("")
         self.state_label.setAccessibleName("Answer state")
@@ -156,7 +165,7 @@ class AskPanel(QWidget):
         self.sources_list.itemActivated.connect(self._source_activated)
         self.sources_list.itemClicked.connect(self._source_activated)
         sources_title.setBuddy(self.sources_list)
-        layout.addWidget(self.sources_list, 2)
+        layout.addWidget(self.sources_list, 2)  # (the first cited passage also opens in the viewer)
 
         question_title = QLabel("&Question (Enter sends, Shift+Enter starts a new line)")
         layout.addWidget(question_title)
@@ -164,7 +173,7 @@ class AskPanel(QWidget):
         self.question_box.setAccessibleName("Question")
         self.question_box.setAccessibleDescription("Type a question about the course and press Enter; "
                                                    "Tab then moves to the answer")
-        self.question_box.setPlaceholderText("e.g. My OLED display stays blank, what should I check?")
+        self.question_box.setPlaceholderText(QUESTION_PLACEHOLDER.format(title=bundle.title))
         self.question_box.setTabChangesFocus(True)
         self.fit_question_box()
         question_title.setBuddy(self.question_box)
@@ -218,12 +227,13 @@ class AskPanel(QWidget):
     def show_answer(self, text: str, passages, cited) -> None:
         """Put an answer's ``text`` on screen with its ``passages`` as sources (``cited`` in bold)."""
         self.passages = {p.n: p for p in passages}
-        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE))
+        self.show_text(text)
         self.fill_sources(passages, cited)
 
     def show_text(self, text: str) -> None:
         """Replace the answer's text, keeping its passages (a sentence of the model arrived)."""
-        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE))
+        sources = {n: p.hit.source for n, p in self.passages.items()}
+        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE, sources))
 
     def clear_answer(self) -> None:
         self.passages = {}
@@ -262,6 +272,18 @@ class AskPanel(QWidget):
                 self.citation_requested.emit(int(url.path()))
             except ValueError:
                 pass
+            return
+        if url.scheme() == GUIDE_SCHEME:
+            encoded = QUrl.ComponentFormattingOption.FullyEncoded
+            self.guide_requested.emit(unquote(url.path(encoded)), unquote(url.fragment(encoded)))
+            return
+        href = url.toString()
+        target = classify_link("", href)
+        # A course path the answer could not tie to a quote's guide is looked up from the course root.
+        if target.kind == GUIDE:
+            self.guide_requested.emit(target.path, target.anchor)
+        else:
+            self.link_refused.emit(link_refusal(target, href))
 
     def update_earlier(self, conversation: Conversation, shown: Exchange | None, busy: bool) -> None:
         """Fill the earlier-questions box from the conversation; it shows only when there is

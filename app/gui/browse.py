@@ -1,8 +1,9 @@
 """Browse and search the guides without the language model.
 
 - :class:`ContentsTree`: the course's table of contents: top-level folders, the guides in
-  them (by title), their headings nested beneath. Enter or a click opens the guide at that
-  heading.
+  them (by title), their headings nested beneath, in the course's own order
+  (:func:`course_order`: "Lesson 2" before "Lesson 10"). Enter or a click opens the guide at
+  that heading.
 - :class:`GuideSearch`: a search box over the bundle's FTS5 index (prefix matching, so
   ``oled bla`` finds "OLED … blank"), results with a snippet whose matched words are
   highlighted. Enter or a click opens the guide at the chunk's heading with the chunk marked.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import html
 import posixpath
+import re
 from collections.abc import Iterator
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, QTimer, Signal
@@ -35,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch
+from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch, SourceInfo
 from ..records import HEADING_SEPARATOR, join_heading
 from .render import mark_prefixes, plain_marks, snippet_html
 from .theme import mark_colors
@@ -46,6 +48,27 @@ LOCATION_ROLE = Qt.ItemDataRole.UserRole
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 180
 ROOT_FOLDER = "Course"
+
+#: A number standing on its own in a name or title: "Lesson 2", "02-pwm", "lesson_10", not "ESP32" or "I2C".
+_ORDER_NUMBER = re.compile(r"(?<![^\W_])\d+")
+_CHUNKS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """``text`` as a key that compares its numbers as numbers and its words without case:
+    "Lesson 2" < "Lesson 10" < "lesson 11"."""
+    return tuple((1, int(part), part) if part.isdigit() else (0, part.casefold(), part)
+                 for part in _CHUNKS.split(text) if part)
+
+
+def course_order(source: SourceInfo) -> tuple:
+    """Where ``source`` goes in the contents: by its folders (natural order), then by its file
+    name when that carries a number ("02-pwm.md", "lesson_10.md"), else by its title ("Lesson 2:
+    Fade"), names and titles compared with :func:`natural_key`; the path breaks ties."""
+    folder, name = posixpath.split(source.path)
+    stem = name.rsplit(".", 1)[0]
+    label = stem if _ORDER_NUMBER.search(stem) else (source.title or stem)
+    return natural_key(folder), natural_key(label), natural_key(source.path)
 
 
 class ContentsTree(QTreeWidget):
@@ -66,7 +89,7 @@ class ContentsTree(QTreeWidget):
 
     def _fill(self) -> None:
         folders: dict[str, QTreeWidgetItem] = {}
-        for source in self.bundle.sources():
+        for source in sorted(self.bundle.sources(), key=course_order):
             top = source.path.split("/", 1)[0] if "/" in source.path else ROOT_FOLDER
             folder = folders.get(top)
             if folder is None:
@@ -77,7 +100,7 @@ class ContentsTree(QTreeWidget):
             guide.setData(0, LOCATION_ROLE, (source.path, ""))
             guide.setToolTip(0, source.path)
             self._add_headings(guide, source.path, source.title)
-        # Guides at the top of the course first, then the folders in path order.
+        # Guides at the top of the course first, then the folders in the course's order.
         if ROOT_FOLDER in folders:
             root = folders[ROOT_FOLDER]
             self.takeTopLevelItem(self.indexOfTopLevelItem(root))

@@ -18,6 +18,12 @@ file and corpus version: a course updated meanwhile ("Add or update a course…"
 conversation, since the old answers cite guides it may no longer hold. A question still running when
 the course is switched is dropped (the worker is stopped), as when the window closes.
 
+**A course updated while it is open** (``lantern install`` of a new version over its file): the
+window notices (:mod:`app.gui.updates`) and the switcher reloads the course between questions
+(:meth:`CourseSwitcher.reload`): a new window over the new version, with the same guide open in
+the viewer when it still exists, the status bar and state line saying so, a new conversation, and
+the question being asked, if the update was noticed as it was asked, asked in the new version.
+
 **Add or update a course…** (the last item) installs a bundle file the way ``lantern install``
 does (:func:`app.bundle.install.install_bundle`: verified before anything changes, the change shown
 and confirmed, the previous version kept for ``lantern rollback``) into the user's course folder,
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
@@ -46,6 +52,8 @@ from ..errors import LanternError
 from ..ingest.language import language_name
 from .conversation import Conversation, Exchange
 from .main_window import MainWindow
+from .updates import version_words
+from .words import UPDATED_WORDS
 from .workers import AssistantFactory
 
 log = logging.getLogger(__name__)
@@ -167,7 +175,9 @@ class CourseSwitcher(QObject):
             bundle.close()
             raise
         old = self.window
-        window = MainWindow(bundle, self.factory_for(worker_bundle), worker_bundle=worker_bundle)
+        window = MainWindow(bundle, self.factory_for(worker_bundle), worker_bundle=worker_bundle,
+                            factory_for=self.factory_for)
+        window.on_course_updated = self.reload
         self._add_menu(window)
         if old is not None:
             window.setGeometry(old.geometry())
@@ -184,6 +194,37 @@ class CourseSwitcher(QObject):
         self.switched.emit(window)
         return window
 
+    def reload(self, question: str = "") -> bool:
+        """The open course's file was replaced by another build: open it again in a new window
+        (as :meth:`open`), with the guide the viewer showed and the question box's text, say so,
+        and ask ``question`` there if given. Returns False when the new file does not open: the
+        window then says why in one sentence and goes on with the version it has open (that build
+        is not tried again)."""
+        old = self.window
+        if old is None:
+            return False
+        guide, anchor = old.viewer.guide, old.viewer.anchor
+        typed = old.question_box.toPlainText()  # a question being typed is not lost
+        try:
+            window = self.open(old.bundle.path)
+        except LanternError as exc:
+            log.warning("cannot reload the updated course: %s", exc)
+            watch = old.update_watch
+            if watch.changed_meta is not None:
+                watch.meta, watch.changed_meta = watch.changed_meta, None
+            old._show_note(f"{exc} Lantern goes on with the version it has open.")
+            return False
+        note = UPDATED_WORDS.format(version=version_words(window.bundle.meta))
+        window.show_update_note(note)
+        if guide and any(source.path == guide for source in window.bundle.sources()):
+            window.open_location(guide, anchor)
+        window.question_box.setPlainText(question or typed)
+        if question:  # the answer's state replaces the note on the state line: say it again after it
+            window.answer_shown.connect(lambda _answer: window.show_status(note, 15000),
+                                        Qt.ConnectionType.SingleShotConnection)
+            window.ask()
+        return True
+
     def _keep_conversation(self, window: MainWindow) -> None:
         """Keep ``window``'s finished exchanges and the one on screen under its course's key (an
         empty conversation is not kept). A copy: an answer the closing window's worker still
@@ -198,6 +239,9 @@ class CourseSwitcher(QObject):
         """The Course menu's slot: switch to ``path`` and remember it; a bundle that does not open is
         reported in the current window."""
         if self.window is not None and Path(path).resolve() == self.window.bundle.path.resolve():
+            if not self.window.busy and self.window.update_watch.check():  # replaced meanwhile: load it
+                self.window._update_waiting = False
+                self.reload()
             return
         try:
             window = self.open(path)

@@ -21,8 +21,9 @@ Alt+Left / Alt+Right back and forward in the viewer; Ctrl+, settings.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox, QSplitter, QTabWidget
 
@@ -38,6 +39,7 @@ from .menus import about_text, build_menus
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .status import STATUS_CHARS, StatusArea  # noqa: F401
 from .theme import answer_style, guide_style, muted_text, warning_text
+from .updates import CourseUpdateWatch
 from .viewer import ViewerPanel
 from .words import (  # noqa: F401
     ANSWER_PLACEHOLDER,
@@ -52,11 +54,15 @@ from .words import (  # noqa: F401
     SEARCH_ONLY_WORDS,
     STATE_WORDS,
     STOPPED_WORDS,
+    UPDATE_RESTART_WORDS,
     evidence_status,
     finished_status,
     short_question,
 )
 from .workers import AssistantFactory
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..answer.answerer import Assistant
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +99,13 @@ class MainWindow(QMainWindow):
     own words (the extractive answer) are on screen, before the model's checked sentences;
     ``answer_shown(Answer)`` and ``error_shown(str)`` once the window has shown a final answer or
     an error; ``models_loaded()`` once loading ended.
+
+    ``factory_for(reader)`` (optional) makes an assistant factory over another reader of the
+    course: used when a worker that did not stop is set aside and another is started
+    (:meth:`fresh_assistant_factory`). ``update_watch`` notices that the bundle file was replaced
+    (:mod:`app.gui.updates`); ``on_course_updated(question)`` (set by the course switcher) then
+    reloads the course between questions, with the question being asked if there is one, and
+    returns whether it did.
     """
 
     evidence_shown = Signal(object)
@@ -111,10 +124,15 @@ class MainWindow(QMainWindow):
     thread_ = _flow_state("thread_", "The worker's thread.")
 
     def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None, *,
-                 worker_bundle: BundleReader | None = None) -> None:
+                 worker_bundle: BundleReader | None = None,
+                 factory_for: Callable[[BundleReader], AssistantFactory] | None = None) -> None:
         super().__init__(parent)
         self.bundle = bundle
         self.worker_bundle = worker_bundle
+        self._assistant_factory = assistant_factory
+        self._factory_for = factory_for
+        self.on_course_updated: Callable[[str], bool] | None = None
+        self._update_waiting = False
         self.setWindowTitle(f"Lantern — {bundle.title}")
         self.resize(1280, 820)
         # The Ask tab's and the status bar's widgets are also the window's attributes (tests use them).
@@ -137,6 +155,10 @@ class MainWindow(QMainWindow):
         self.back_action, self.forward_action = actions.back, actions.forward
         self._apply_palette()
         restore_layout(self, self.splitter)
+        self.update_watch = CourseUpdateWatch(bundle, self)
+        self.update_watch.updated.connect(self._course_file_replaced)
+        self.answer_shown.connect(self._after_question)
+        self.error_shown.connect(self._after_question)
         self.flow.start_worker(assistant_factory)
 
     def _build_widgets(self) -> None:
@@ -149,6 +171,8 @@ class MainWindow(QMainWindow):
         panel.ask_requested.connect(self.ask)
         panel.copy_requested.connect(self.copy_answer)
         panel.citation_requested.connect(self.open_citation)
+        panel.guide_requested.connect(self.open_location)
+        panel.link_refused.connect(self._show_note)
 
         self.contents = ContentsTree(self.bundle)
         self.contents.open_requested.connect(self.open_location)
@@ -237,8 +261,15 @@ class MainWindow(QMainWindow):
 
     # --- asking (the state machine is AnswerFlow's) -----------------------------------
     def ask(self) -> None:
-        """Send the question box's text to the worker (ignored while an answer is running)."""
-        self.flow.ask(self.question_box.toPlainText().strip())
+        """Send the question box's text to the worker (ignored while an answer is running). When
+        the course's file was replaced by another build, the course is reloaded first and the
+        question asked in the new version (:attr:`on_course_updated`)."""
+        question = self.question_box.toPlainText().strip()
+        if question and not self.busy and self.on_course_updated is not None and self.update_watch.check():
+            self._update_waiting = False
+            if self.on_course_updated(question):
+                return
+        self.flow.ask(question)
 
     def stop(self) -> None:
         """Ask the worker to stop between tokens; the answer so far is then finished as usual."""
@@ -301,6 +332,50 @@ class MainWindow(QMainWindow):
         self.state_label.setText(message)
         self.show_status(message, 10000)
 
+    # --- a course updated while open ---------------------------------------------------
+    def _course_file_replaced(self, _meta: dict) -> None:
+        """The bundle file now holds another build: reload the course now, or once the running
+        question is over; a window without a course switcher can only say so."""
+        if self.on_course_updated is None:
+            self._show_note(UPDATE_RESTART_WORDS)
+            return
+        self._update_waiting = True
+        if not self.busy:
+            QTimer.singleShot(0, self, self._load_waiting_update)
+
+    def _after_question(self, _result: object) -> None:
+        if self._update_waiting:
+            QTimer.singleShot(0, self, self._load_waiting_update)
+
+    def _load_waiting_update(self) -> None:
+        if self._update_waiting and not self.busy and self.on_course_updated is not None:
+            self._update_waiting = False
+            self.on_course_updated("")
+
+    def show_update_note(self, message: str) -> None:
+        """Say ``message`` (the course was updated) on the state line and in the status bar, and
+        again in the status bar once the models are loaded (loading replaces its message)."""
+        self._show_note(message)
+        self.models_loaded.connect(lambda: self.show_status(message, 15000), Qt.ConnectionType.SingleShotConnection)
+
+    def fresh_assistant_factory(self) -> AssistantFactory:
+        """The factory for a worker started after one was set aside: over a new reader of the
+        course (the set-aside worker keeps its own) when the window has ``factory_for``; else the
+        window's factory. A reader that cannot be opened (the file was replaced meanwhile) makes
+        a factory that raises its one-sentence :class:`LanternError`."""
+        if self._factory_for is None or self.worker_bundle is None:
+            return self._assistant_factory
+        try:
+            reader = self.bundle.reopen()
+        except LanternError as exc:
+            problem = exc
+
+            def cannot_open() -> Assistant:
+                raise problem
+            return cannot_open
+        self.worker_bundle = reader
+        return self._factory_for(reader)
+
     # --- settings, palette, layout -----------------------------------------------------
     def open_settings(self) -> None:
         """The settings dialog; the font size applies at once, the rest at the next start."""
@@ -345,7 +420,10 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop any answer and end the worker thread (waits for the current token)."""
+        """Stop any answer and end the worker thread (waits for the current token, at most
+        :data:`~app.gui.answer_flow.SHUTDOWN_WAIT_MS`), and stop watching the bundle file."""
+        self.update_watch.stop()
+        self._update_waiting = False
         self.flow.shutdown()
 
     def close_bundles(self) -> None:

@@ -1,13 +1,21 @@
 """Markdown -> HTML for the window: answers with clickable citations, guides with anchors.
 
 Pure functions (no Qt): they take text and return HTML strings, so they are easy to test.
-- :func:`answer_html`: an answer's Markdown, raw HTML disabled (model output is never
-  trusted as markup), each ``[n]`` / ``[n, m]`` marker turned into ``cite:n`` links.
+- :func:`answer_html`: an answer's Markdown, each ``[n]`` / ``[n, m]`` marker turned into
+  ``cite:n`` links, a link in a quote to a guide turned into ``guide:<path>#<anchor>``
+  (resolved against the quoted passage's guide); raw HTML is shown as text except the
+  inline formatting of :data:`INLINE_TAGS` without attributes (``I<sup>2</sup>C``), as the
+  viewer shows it (model output is never trusted as markup).
 - :func:`guide_html`: a guide's Markdown (GFM tables on, front matter left out) with an
   ``<a name="anchor">`` before every heading's text, using the bundle's anchors (matched
   by the heading's character offset, so they equal ``BundleReader.headings``), and image
-  sources rewritten to ``asset:<path relative to the course root>``.
-- :func:`resolve_link`: a link inside a guide -> ``(guide path, anchor)`` of another guide.
+  sources rewritten to ``asset:<path relative to the course root>``. The HTML is then
+  sanitised with nh3 (:func:`sanitize_guide_html`): raw HTML in a guide keeps only the tags
+  and attributes the viewer shows, and an image that is not one of the bundle's assets
+  becomes ``missing:`` (the viewer draws a placeholder), so no path or URL of the PC's
+  reaches Qt's resource loading.
+- :func:`resolve_link`: a link inside a guide -> ``(guide path, anchor)`` of another guide
+  (:func:`app.retrieval.links.classify_link` says what any other link is).
 - :func:`passage_words` / :func:`locate_words`: the words of a passage as the viewer shows
   them (rendered like the guide: no emphasis markers, link targets, list markers, entities),
   and where that run of words is in the rendered guide, to mark the cited passage.
@@ -22,24 +30,73 @@ import textwrap
 from collections import defaultdict
 from difflib import SequenceMatcher
 from html.parser import HTMLParser
-from typing import Collection
-from urllib.parse import unquote, urlsplit
+from typing import Collection, Mapping
+from urllib.parse import quote, unquote, urlsplit
 
+import nh3
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..ingest.markdown import fences, inline_text, line_starts
 from ..ingest.slug import Slugger
 from ..records import Heading, join_heading
+from ..retrieval.links import GUIDE, classify_link
 
 #: A citation marker as the citation check leaves it: ``[3]`` or ``[1, 2]``.
 CITATION_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 ASSET_SCHEME = "asset"
 CITE_SCHEME = "cite"
+#: A link in an answer's quote to a course guide: ``guide:<course path>#<anchor>``.
+GUIDE_SCHEME = "guide"
+#: The source of an image that is not one of the bundle's assets: the viewer draws a placeholder.
+MISSING_SCHEME = "missing"
+
+#: Inline formatting a guide's text may use in raw HTML and a quote shows as the viewer does
+#: (``I<sup>2</sup>C``, ``<kbd>Ctrl</kbd>``); in an answer only without attributes.
+INLINE_TAGS = frozenset({"b", "i", "em", "strong", "u", "s", "del", "ins", "mark", "small", "big", "sup", "sub",
+                         "kbd", "code", "var", "samp", "tt", "cite", "q", "br", "span"})
+#: Tags a rendered guide keeps (what the Markdown renderer writes, and the layout HTML course
+#: guides use); any other tag is dropped with its text kept, ``<script>``/``<style>`` with their text.
+GUIDE_TAGS = INLINE_TAGS | {"p", "div", "center", "h1", "h2", "h3", "h4", "h5", "h6", "a", "img", "ul", "ol", "li",
+                            "dl", "dt", "dd", "blockquote", "pre", "hr", "table", "caption", "thead", "tbody",
+                            "tfoot", "tr", "th", "td", "details", "summary", "figure", "figcaption"}
+_CELL = {"align", "colspan", "rowspan", "style"}
+#: Attributes a rendered guide keeps: link targets and anchors, image sources (bundle assets only),
+#: alignment. No ``style`` but a table cell's ``text-align``: no CSS ever names a file.
+GUIDE_ATTRIBUTES = {"a": {"href", "name", "id", "title"}, "img": {"src", "alt", "title"}, "td": _CELL, "th": _CELL,
+                    "ol": {"start"}, "p": {"align"}, "div": {"align"},
+                    **{f"h{i}": {"id", "align"} for i in range(1, 7)}}
+#: URL schemes a guide's links and images may carry into the sanitiser: images are then rewritten
+#: to bundle assets or ``missing:``; links keep their target, so the viewer can say what a
+#: ``file:`` or ``javascript:`` link is (it follows only links to the course's guides).
+_URL_SCHEMES = {"http", "https", "ftp", "mailto", "file", "javascript", "vbscript", "data", ASSET_SCHEME}
+#: Most columns or rows a table cell of a guide may span.
+MAX_CELL_SPAN = 50
+_INLINE_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\s*(/?)>")
+_ANY_TAG = re.compile(r"<[^<>]*>")
+_FORMATTING_TAG = re.compile(r"</?(?:%s)(?:\s[^<>]*)?/?>" % "|".join(sorted(INLINE_TAGS)), re.IGNORECASE)
+
+
+def _inline_html(raw: str) -> str:
+    """Raw HTML of an answer as HTML: each tag of :data:`INLINE_TAGS` written without
+    attributes (``<sup>``, ``</sup>``, ``<br>``) stays a tag; everything else is shown as text."""
+    out = []
+    last = 0
+    for match in _ANY_TAG.finditer(raw):
+        out.append(html.escape(html.unescape(raw[last:match.start()]), quote=False))
+        tag = _INLINE_TAG.fullmatch(match.group(0))
+        name = tag.group(2).lower() if tag else ""
+        if tag and name in INLINE_TAGS and name != "span":
+            out.append("<br>" if name == "br" else f"<{tag.group(1)}{name}>")
+        else:
+            out.append(html.escape(match.group(0), quote=False))
+        last = match.end()
+    out.append(html.escape(html.unescape(raw[last:]), quote=False))
+    return "".join(out)
 
 
 def _answer_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
     def text(self, tokens, idx, options, env):
         escaped = html.escape(tokens[idx].content, quote=False)
@@ -54,20 +111,61 @@ def _answer_parser() -> MarkdownIt:
 
         return CITATION_MARKER.sub(link, escaped)
 
+    def html_inline(self, tokens, idx, options, env):
+        return _inline_html(tokens[idx].content)
+
+    def html_block(self, tokens, idx, options, env):
+        return f"<p>{_inline_html(tokens[idx].content.strip())}</p>\n"
+
     md.add_render_rule("text", text)
+    md.add_render_rule("html_inline", html_inline)
+    md.add_render_rule("html_block", html_block)
     return md
 
 
 _ANSWER_MD = _answer_parser()
 
 
-def answer_html(text: str, valid_numbers: set[int] | frozenset[int], title_line: str = "") -> str:
+def answer_html(text: str, valid_numbers: set[int] | frozenset[int], title_line: str = "",
+                sources: Mapping[int, str] | None = None) -> str:
     """HTML of an answer; only markers whose every number is in ``valid_numbers`` become links.
     A line that is exactly ``title_line`` (the "From the guides:" above the quotes) is shown bold,
-    so the quotes stand apart from the model's checked sentences above them."""
+    so the quotes stand apart from the model's checked sentences above them. ``sources`` maps a
+    passage number to its guide's course path: a link to a guide inside a quote (the text up to
+    the quote's ``[n]``) is resolved against passage n's guide and becomes ``guide:<path>#<anchor>``;
+    other links keep their target (the window says what they are and does not follow them)."""
     if title_line:
         text = re.sub(rf"(?m)^{re.escape(title_line)}$", lambda m: f"**{m.group(0)}**", text, count=1)
-    return _ANSWER_MD.render(text, {"valid": set(valid_numbers)})
+    env = {"valid": set(valid_numbers)}
+    tokens = _ANSWER_MD.parse(text, env)
+    _resolve_quote_links(tokens, sources or {})
+    return _ANSWER_MD.renderer.render(tokens, _ANSWER_MD.options, env)
+
+
+def guide_url(path: str, anchor: str = "") -> str:
+    """The ``guide:`` link to ``anchor`` of the guide at course path ``path``."""
+    url = f"{GUIDE_SCHEME}:{quote(path, safe='/')}"
+    return f"{url}#{quote(anchor, safe='')}" if anchor else url
+
+
+def _resolve_quote_links(tokens, sources: Mapping[int, str]) -> None:
+    """Point each link to a course file at ``guide:`` of the guide it names, resolved against the
+    guide of the passage whose citation marker follows it (a quote ends with its ``[n]``)."""
+    pending = []
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "link_open":
+                pending.append(child)
+            elif child.type == "text" and pending:
+                marker = CITATION_MARKER.search(child.content)
+                if marker is None:
+                    continue
+                guide = sources.get(int(re.split(r"\s*[,;]\s*", marker.group(1))[0]))
+                for link in pending:
+                    target = classify_link(guide, link.attrGet("href") or "") if guide is not None else None
+                    if target is not None and target.kind == GUIDE:
+                        link.attrSet("href", guide_url(target.path, target.anchor))
+                pending = []
 
 
 def _guide_parser() -> MarkdownIt:
@@ -84,14 +182,12 @@ def _guide_parser() -> MarkdownIt:
         src = token.attrGet("src") or ""
         resolved = resolve_asset(env.get("guide", ""), src)
         assets = env.get("assets")
-        if resolved is not None and assets is not None and resolved not in assets:
-            # The guide shows an image the course folder did not hold: say what it was.
-            label = token.content or posixpath.basename(resolved)
+        if resolved is None or (assets is not None and resolved not in assets):
+            # The guide shows an image the course folder did not hold (or one on the web): say what it was.
+            label = token.content or posixpath.basename(resolved or urlsplit(src).path) or "image"
             return f'<i>[Image not in the course: {html.escape(label)}]</i>'
-        if resolved is not None:
-            token.attrSet("src", f"{ASSET_SCHEME}:{resolved}")
         alt = html.escape(token.content)
-        return f'<img src="{html.escape(token.attrGet("src") or "")}" alt="{alt}" />'
+        return f'<img src="{html.escape(f"{ASSET_SCHEME}:{resolved}")}" alt="{alt}" />'
 
     md.add_render_rule("heading_open", heading_open)
     md.add_render_rule("image", image)
@@ -114,15 +210,9 @@ def resolve_asset(guide: str, src: str) -> str | None:
 
 def resolve_link(guide: str, href: str) -> tuple[str, str] | None:
     """``(guide path, anchor)`` for a link from ``guide`` to a course file (``other.md#anchor``,
-    or ``#anchor`` for the same guide); None for external links."""
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc:
-        return None
-    anchor = unquote(parts.fragment)
-    if not parts.path:
-        return guide, anchor
-    target = resolve_asset(guide, parts.path)
-    return (target, anchor) if target else None
+    or ``#anchor`` for the same guide); None for any other link (:func:`classify_link` says which)."""
+    target = classify_link(guide, href)
+    return (target.path, target.anchor) if target.kind == GUIDE else None
 
 
 def guide_html(guide: str, text: str, headings: list[Heading], assets: Collection[str] | None = None) -> str:
@@ -141,7 +231,38 @@ def guide_html(guide: str, text: str, headings: list[Heading], assets: Collectio
         fresh = slugger.slug(title)
         start = starts[min(token.map[0], len(starts) - 1)]
         token.meta["anchor"] = by_start.get(start, fresh)
-    return _GUIDE_MD.renderer.render(tokens, _GUIDE_MD.options, {"guide": guide, "assets": assets})
+    rendered = _GUIDE_MD.renderer.render(tokens, _GUIDE_MD.options, {"guide": guide, "assets": assets})
+    return sanitize_guide_html(rendered, guide, assets)
+
+
+def sanitize_guide_html(rendered: str, guide: str, assets: Collection[str] | None = None) -> str:
+    """``rendered`` (a guide's HTML, raw HTML of the guide included) with only :data:`GUIDE_TAGS`
+    and :data:`GUIDE_ATTRIBUTES` left (nh3, the ammonia sanitiser): no ``<link>``, ``<style>``,
+    ``<script>``, ``<iframe>``, event handlers or CSS but a cell's ``text-align``. Every image
+    source becomes ``asset:<course path>`` when it names one of ``assets`` (any course path when
+    ``assets`` is None), else ``missing:`` (a placeholder); so a guide naming ``/dev/zero``,
+    ``file:///etc/passwd`` or a FIFO never has Qt read it. Table cells span at most
+    :data:`MAX_CELL_SPAN` rows or columns."""
+
+    def keep(element: str, attribute: str, value: str) -> str | None:
+        if element == "img" and attribute == "src":
+            return _image_source(guide, value, assets)
+        if attribute in ("colspan", "rowspan"):
+            return value if value.strip().isdigit() and 0 < int(value) <= MAX_CELL_SPAN else None
+        return value
+
+    return nh3.clean(rendered, tags=set(GUIDE_TAGS), attributes={k: set(v) for k, v in GUIDE_ATTRIBUTES.items()},
+                     attribute_filter=keep, url_schemes=set(_URL_SCHEMES), link_rel=None,
+                     filter_style_properties={"text-align"})
+
+
+def _image_source(guide: str, src: str, assets: Collection[str] | None) -> str:
+    """``asset:<course path>`` for an image of the bundle, ``missing:`` for anything else."""
+    prefix = f"{ASSET_SCHEME}:"
+    resolved = src[len(prefix):] if src.startswith(prefix) else resolve_asset(guide, src)
+    if resolved and (assets is None or resolved in assets) and not resolved.startswith(("/", "..")):
+        return prefix + resolved
+    return f"{MISSING_SCHEME}:"
 
 
 def plain_lines(markdown_text: str) -> list[str]:
@@ -175,6 +296,8 @@ def _plain_line(line: str) -> str:
     # Emphasis markers and backticks go; an underscore or star inside a word is part of a code
     # name (LED_PIN, GPIO_NUM_2) and stays.
     stripped = re.sub(r"`|(?<!\w)(\*\*|__|\*|_)|(\*\*|__|\*|_)(?!\w)", "", stripped)
+    # Inline formatting tags go (I<sup>2</sup>C reads I2C), as the viewer and the answer render them.
+    stripped = _FORMATTING_TAG.sub(lambda m: " " if m.group(0).lower().startswith("<br") else "", stripped)
     if stripped.startswith("|"):
         stripped = stripped.strip("|").split("|")[0].strip()
     return " ".join(stripped.split())

@@ -97,6 +97,14 @@ class StatusArea(QObject):
                 "search-only: the chat model could not be loaded." if "search-only" in degraded else ""]
         self.degraded_label.setToolTip("\n".join(t for t in tips if t))
 
+    def show_loading(self) -> None:
+        """The models are being loaded (again): the busy bar, "model: loading…", no degraded state yet."""
+        self.load_bar.show()
+        self.model_label.setText("model: loading…")
+        self.degraded_label.setText("")
+        self.degraded_label.setToolTip("")
+        self.show_status("Loading the models…")
+
     def show_load_failed(self) -> None:
         self.load_bar.hide()
         self.show_status("The models could not be loaded.")

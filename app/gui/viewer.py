@@ -3,8 +3,12 @@
 Images come from the bundle's ``assets`` table (never from disk or the network): the
 rendered HTML names them ``asset:<course path>`` and :meth:`GuideViewer.loadResource`
 answers those names; SVG diagrams are drawn with QtSvg at their natural size, scaled down
-to :data:`MAX_IMAGE_WIDTH`. Links to other guides open them here; web links are shown in
-the status tip but not followed (the app is offline).
+to :data:`MAX_IMAGE_WIDTH`. Every other resource (an image that is not a bundle asset, a
+style sheet, whatever its URL) is answered with a placeholder, never with Qt's own loader:
+Qt reads a local file itself when the answer is empty, and a guide naming ``/dev/zero``
+or a FIFO then aborted or froze the app. Links to other guides open them here; any other
+link is named in one sentence (a web link, a file on this PC, a script, a place outside the
+course: :func:`app.retrieval.links.link_refusal`) and never followed or handed to the system.
 
 Every opened location (guide, anchor, marked passage) joins a browser-like history:
 :meth:`GuideViewer.go_back` / :meth:`GuideViewer.go_forward` (Alt+Left / Alt+Right) return to
@@ -18,12 +22,13 @@ import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QFont, QImage, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
-from .render import ASSET_SCHEME, WORD, guide_html, locate_words, passage_text, resolve_link
+from ..retrieval.links import GUIDE, classify_link, link_refusal
+from .render import ASSET_SCHEME, WORD, guide_html, locate_words, passage_text
 from .theme import guide_style, highlight_colors
 from .widgets import FitLabel
 
@@ -31,6 +36,8 @@ log = logging.getLogger(__name__)
 
 MAX_IMAGE_WIDTH = 560
 HISTORY_LIMIT = 100
+#: Words on the box drawn in place of an image that is not in the course bundle.
+PLACEHOLDER_WORDS = "Image not in the course"
 
 try:  # QtSvg ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtSvg import QSvgRenderer
@@ -65,6 +72,7 @@ class GuideViewer(QTextBrowser):
         self.marked = ""  # (not ``highlighted``: that is QTextBrowser's signal)
         self.history: list[Location] = []
         self.position = -1
+        self._placeholder_image: QImage | None = None
         self.setOpenLinks(False)
         self.setAccessibleName("Guide viewer")
         self.setAccessibleDescription("The course guide opened from a citation, the contents or a search; "
@@ -140,11 +148,12 @@ class GuideViewer(QTextBrowser):
         self.guide_opened.emit(guide, anchor)
 
     def _follow(self, url: QUrl) -> None:
-        target = resolve_link(self.guide, url.toString())
-        if target is None:
-            self.failed.emit(f"{url.toString()} is a web link; Lantern works offline, so open it in a browser.")
+        href = url.toString()
+        target = classify_link(self.guide, href)
+        if target.kind != GUIDE:
+            self.failed.emit(link_refusal(target, href))
             return
-        guide, anchor = target
+        guide, anchor = target.path, target.anchor
         if guide != self.guide and not guide.endswith((".md", ".markdown", ".txt")):
             self.failed.emit(f"{guide} is not a guide in this course bundle.")
             return
@@ -232,9 +241,36 @@ class GuideViewer(QTextBrowser):
 
     # --- images -----------------------------------------------------------------------
     def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 (Qt override)
-        if kind == QTextDocument.ResourceType.ImageResource.value and QUrl(url).scheme() == ASSET_SCHEME:
-            return self._image(QUrl(url).path())
-        return super().loadResource(kind, url)
+        """A bundle asset for an ``asset:`` image; a placeholder image for any other image and an
+        empty text for any other resource (a style sheet). Never ``None`` and never the base
+        class's loader: for an empty answer Qt reads the URL from disk itself."""
+        url = QUrl(url)
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            image = self._image(url.path()) if url.scheme() == ASSET_SCHEME else None
+            if image is None:
+                log.info("image %s is not one of the bundle's: a placeholder is shown", url.toString()[:200])
+            return image if image is not None else self._placeholder()
+        log.info("resource %s (type %s) refused: the viewer loads only the bundle's images", url.toString()[:200], kind)
+        return ""
+
+    def _placeholder(self) -> QImage:
+        """A framed box saying :data:`PLACEHOLDER_WORDS`, in the palette's colours."""
+        if self._placeholder_image is None:
+            metrics = self.fontMetrics()
+            size = QSize(metrics.horizontalAdvance(PLACEHOLDER_WORDS) + 16, metrics.height() + 10)
+            ratio = max(1.0, self.devicePixelRatioF())
+            image = QImage(size * ratio, QImage.Format.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
+            palette = self.palette()
+            image.fill(palette.color(QPalette.ColorRole.AlternateBase))
+            painter = QPainter(image)
+            painter.setFont(self.font())
+            painter.setPen(QColor(palette.color(QPalette.ColorRole.PlaceholderText)))
+            painter.drawRect(0, 0, size.width() - 1, size.height() - 1)
+            painter.drawText(0, 0, size.width(), size.height(), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER_WORDS)
+            painter.end()
+            self._placeholder_image = image
+        return self._placeholder_image
 
     def _image(self, path: str) -> QImage | None:
         found = self.bundle.asset(path)

@@ -34,12 +34,24 @@ DEGRADED_NOTES = {
                    "guides instead of writing an answer.",
 }
 STOPPED_WORDS = "Stopped: this is what was ready when you pressed Stop."
+#: Stop was pressed and the question did not end in time (a search that never returns): its work is
+#: abandoned and the models are loaded again, so the window can be used at once.
+SET_ASIDE_WORDS = ("Lantern's work on that question did not end when you pressed Stop, so Lantern left it "
+                   "and is loading its models again; you can ask again in a moment.")
+#: The open course's bundle file was replaced by another build (``lantern install``): the switcher
+#: reloads it and says :data:`UPDATED_WORDS`; a window opened without one can only say this.
+UPDATED_WORDS = ("This course was updated while Lantern was open; Lantern now uses the new version ({version}). "
+                 "A new conversation starts, since earlier answers cite the previous version.")
+UPDATE_RESTART_WORDS = ("This course was updated while Lantern was open; close and reopen Lantern to use the "
+                        "new version.")
 #: The list of earlier questions above the answer, and the state line of an answer reopened from it.
 EARLIER_TITLE = "&Earlier in this conversation:"
 EARLIER_PLACEHOLDER = "Choose a question to see its answer again"
 EARLIER_LATEST = "(latest)"
 EARLIER_WORDS = "Earlier answer, {n} of {total} in this conversation, shown as it was given."
 #: The answer view before the first question (wrapped to the view).
+#: The empty question box: the course's own title, never another course's example question.
+QUESTION_PLACEHOLDER = "Your question about {title}, in your own words"
 ANSWER_PLACEHOLDER = ("Ask a question about {title} below. The answer comes from the course guides, "
                       "with numbered citations you can open.")
 

@@ -5,18 +5,25 @@ talks to it only through queued signals (``load_requested``, ``ask_requested``) 
 stop flag, a :class:`threading.Event` it may set from any thread; the worker reports back
 through its own signals. The assistant factory runs in the worker thread, so loading the
 LLM (~1 s) and the embedder (~0.5 s) never blocks the window.
+
+A worker that does not stop (a search that never returns, a model stuck in native code) cannot
+be killed from Python: the window sets it aside (:func:`set_aside`), listens to it no more and
+starts another, and :func:`exit_if_workers_stuck` ends the process when the app quits, so a stuck
+worker never keeps a closed app running.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..answer.answerer import Assistant
 from ..bundle.reader import BundleReader
@@ -28,6 +35,42 @@ log = logging.getLogger(__name__)
 #: ``report(text, warning=False)``: a factory's way to say what it is doing, or what went wrong.
 Report = Callable[..., None]
 AssistantFactory = Callable[..., Assistant]
+
+#: Worker threads that did not stop when asked, with their worker and the bundle reader they use:
+#: kept referenced (a QThread or QObject deleted while its thread runs aborts the process; a reader
+#: closed under it would fail it) until the process ends.
+_SET_ASIDE: list[tuple[QThread, QObject, object]] = []
+
+
+def set_aside(thread: QThread, worker: QObject, reader: object = None) -> None:
+    """Keep ``thread`` (and ``worker``, which lives in it, and ``reader``, which it reads) alive
+    and parentless until the process ends, so closing its window deletes none of them under it.
+    Asks the thread to end once its current slot returns. Raises nothing."""
+    thread.setParent(None)
+    thread.quit()
+    _SET_ASIDE.append((thread, worker, reader))
+
+
+def stuck_workers() -> int:
+    """How many set-aside worker threads are still running."""
+    return sum(1 for thread, _, _ in _SET_ASIDE if thread.isRunning())
+
+
+def exit_if_workers_stuck(code: int) -> None:
+    """End the process now with exit status ``code`` when a worker thread set aside is still
+    running (after the log is flushed); return otherwise. Without this, a worker stuck in a loop
+    keeps the process alive after its window closed, or Qt aborts deleting its running thread."""
+    running = stuck_workers()
+    if not running:
+        return
+    log.warning("%d assistant thread(s) did not stop; ending the process without waiting for them", running)
+    logging.shutdown()  # flush and close the log file
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
 
 
 def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report) -> Assistant:

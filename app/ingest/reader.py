@@ -179,7 +179,8 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
             report.warnings.append(f"{rel}: could not be read ({exc.strerror}); skipped")
             continue
         if len(data) > MAX_FILE_BYTES:
-            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit; skipped")
+            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit for one "
+                                   "file; skipped (split it into smaller files, e.g. one per chapter, to include it)")
             continue
         if not data.strip():
             report.notes.append(f"{rel}: empty file; skipped")

@@ -27,6 +27,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from ..bundle.checks import MAX_PATH_PARTS, path_problem
+
 MAX_NUMBERED = 2
 MIN_TITLE_WORDS = 3
 
@@ -65,14 +67,19 @@ class FolderIndex:
         self._index_guides: dict[str, str] = {}
         folders: set[str] = set()
         for path, title in sources:
-            directory = posixpath.dirname(path)
+            # The folders above the guide: one pass over at most MAX_PATH_PARTS parts, so no path can
+            # loop (``dirname('/')`` is ``'/'``). A path that is not relative and inside the course
+            # (the reader refuses bundles holding one) names no folder.
+            if path_problem(path):
+                continue
+            parts = path.split("/", MAX_PATH_PARTS)[:-1]
+            directory = "/".join(parts)
             stem = posixpath.splitext(posixpath.basename(path))[0].lower()
             if directory and stem in _INDEX_STEMS:
                 titles[directory] = title
                 self._index_guides[directory + "/"] = path
-            while directory:
-                folders.add(directory)
-                directory = posixpath.dirname(directory)
+            for depth in range(1, len(parts) + 1):
+                folders.add("/".join(parts[:depth]))
         self._titles = {directory + "/": title for directory, title in titles.items()}
         self.folders: list[Folder] = []
         for directory in sorted(folders):

@@ -169,15 +169,29 @@ _DEFINITION = (
 MAX_TERM_WORDS = 3
 
 
+#: Most tokens between the first and the last word of a several-word term after "the" in one chunk
+#: for the term to count as the course's own words put together ("the onboard LED pin": "the
+#: onboard LED ... `LED_PIN`"), not a name the course never uses ("the AWS SDK"). About a clause:
+#: a noun phrase the guides describe sits in one.
+NEAR_TOKENS = 8
+
+
 def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
-                   phrase_found: Callable[[str], bool]) -> str:
+                   phrase_found: Callable[[str], bool],
+                   words_near: Callable[[list[str]], bool] | None = None) -> str:
     """The term a definition question asks about ("What is a digital twin?" -> "digital twin")
     when the course never mentions it, else ''. Only questions that are nothing but "what is /
     what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged; a
     possessive phrase ("the lab's closing time") and "the" followed by lower-case words the
     course uses ("the closing time": a value, not a term) are not terms. The term is known when it
-    occurs as a phrase (FTS5), as a phrase without a plural ``s``, or,
-    for a single word, when its stem is in the lexical vocabulary."""
+    occurs as a phrase (FTS5), as a phrase without a plural ``s``, for a single word when its stem
+    is in the lexical vocabulary, or, for several words after "the", when ``words_near(words)``
+    (optional) finds them all in one chunk within NEAR_TOKENS tokens of one another (also with
+    the last word's plural ``s`` dropped): "What is the onboard LED pin?" and "What is the OLED
+    I2C address?" look up a thing the guides describe in their own words ("the onboard LED …
+    LED_PIN"). "What is a/an …?" and "What is …?" ask for the definition of a term of art, which
+    the guides must name as a phrase: "What is a digital twin?" (both words in IoT, never as a
+    phrase) and "What is a flux capacitor?" (no "flux") stay unknown."""
     for pattern in _DEFINITION:
         match = pattern.match(question)
         if match:
@@ -202,6 +216,10 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
     if len(words) == 1:
         variants = word_variants(words[0])
         if variants and in_vocabulary(variants[0]):
+            return ""
+    elif match.group("the") and words_near is not None and all(any(c.isalnum() for c in w) for w in words):
+        singular = words[:-1] + [words[-1][:-1]] if words[-1].lower().endswith("s") and len(words[-1]) > 3 else None
+        if words_near(words) or (singular is not None and words_near(singular)):
             return ""
     return term
 
@@ -342,7 +360,8 @@ class Judgement:
 def judge(question: str, *, best_similarity: float | None, exact_matches: int,
           in_vocabulary: Callable[[str], bool], phrase_found: Callable[[str], bool],
           identifiers: Callable[[str], list[str]], lexical_coverage: Callable[[bool], float],
-          empty_guides: bool, min_similarity: float, min_coverage: float) -> Judgement:
+          empty_guides: bool, min_similarity: float, min_coverage: float,
+          words_near: Callable[[list[str]], bool] | None = None) -> Judgement:
     """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
     order): a question naming something the course never mentions (:func:`unknown_names`,
     :func:`undefined_term`, :func:`missing_key_terms`, :func:`missing_features`,
@@ -351,10 +370,11 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     keyword-only mode), ``exact_matches`` and, without a similarity, ``lexical_coverage(False)``
     (share of the question's words in the best BM25 chunk, 0..1); a question mostly in Chinese,
     Japanese or Korean that fails is judged by ``lexical_coverage(True)`` (share of its words the
-    course knows) instead. ``in_vocabulary``, ``phrase_found`` and ``identifiers`` are the course
-    lookups the name rules use."""
+    course knows) instead. ``in_vocabulary``, ``phrase_found``, ``identifiers`` and ``words_near``
+    (optional: whether a list of words occurs in one chunk within NEAR_TOKENS tokens) are the
+    course lookups the name rules use."""
     names = unknown_names(question, in_vocabulary, phrase_found)
-    term = undefined_term(question, in_vocabulary, phrase_found)
+    term = undefined_term(question, in_vocabulary, phrase_found, words_near)
     if term and term not in names:
         names.append(term)
     names += [t for t in missing_key_terms(question, phrase_found, identifiers) if t not in names]

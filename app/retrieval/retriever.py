@@ -24,7 +24,7 @@ from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .followups import previous_user_turn, retrieval_query
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
-from .gate import judge
+from .gate import NEAR_TOKENS, judge
 from .identifiers import extract_identifiers
 from .reorder import follow_links, navigation_last
 from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
@@ -183,6 +183,7 @@ class Retriever:
         judgement = judge(question, best_similarity=best_similarity, exact_matches=len(exact_ids),
                           in_vocabulary=self.lexical_index.has_token,
                           phrase_found=lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
+                          words_near=lambda words: bool(self.bundle.fts_near(words, NEAR_TOKENS, 1)),
                           identifiers=extract_identifiers,
                           lexical_coverage=lambda known_only: self._best_coverage(query, lexical_ids, known_only),
                           empty_guides=bool(empty), min_similarity=self.settings.min_similarity,
