@@ -51,12 +51,14 @@ test: $(BUNDLE)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# Static checks: ruff (pyflakes, import order, pycodestyle) on app/ and tests/, mypy (types) on app/;
+# Static checks: ruff (pyflakes, import order, pycodestyle, complexity C90) on app/ and tests/, mypy (types) on app/,
+# and no import cycle between modules of app/ (scripts/import_cycles.py);
 # settings in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check app
 	$(BIN)/ruff check tests
 	$(BIN)/mypy app
+	$(BIN)/python scripts/import_cycles.py app
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
 # `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first);

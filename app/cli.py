@@ -23,11 +23,12 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .bundle.library import default_bundle
 from .cli_course import INSTRUCTOR_COMMANDS, LIBRARY_COMMANDS, _add_instructor_commands, _add_library_commands, _count
-from .config import default_bundle
 from .errors import BundleError, LanternError
 from .records import join_heading
 from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
+from .text.grammar import CITATION_MARKER, citation_numbers
 
 log = logging.getLogger("lantern")
 
@@ -201,7 +202,7 @@ def _cmd_build(args) -> int:
 MAX_HISTORY_BYTES = 1_000_000
 
 
-def _read_history(path: Path) -> list[dict]:
+def _read_history(path: Path) -> list[dict]:  # noqa: C901
     """The turns of a ``--history`` file. Raises :class:`LanternError` naming the problem: the file
     cannot be read, is not a regular file (a folder, a device such as ``/dev/zero``, a FIFO: refused
     before anything is read), is over :data:`MAX_HISTORY_BYTES` bytes (at most that many plus one are
@@ -320,9 +321,6 @@ def _cmd_ask(args) -> int:
     return 0
 
 
-_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-
-
 def _shown_numbers(text: str, shown: dict[int, int], known: set[int] | None) -> str:
     """``text`` with each citation marker's passage numbers replaced by the numbers printed:
     ``shown`` maps a passage number to its printed number and gains the next free number for each
@@ -331,13 +329,13 @@ def _shown_numbers(text: str, shown: dict[int, int], known: set[int] | None) -> 
     from .answer.citations import is_citation
 
     def swap(match: re.Match) -> str:
-        numbers = [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
+        numbers = citation_numbers(match)
         if not is_citation(text, match) or any(known is not None and n not in known for n in numbers):
             return match.group(0)
         for n in numbers:
             shown.setdefault(n, len(shown) + 1)
         return "[" + ", ".join(str(shown[n]) for n in numbers) + "]"
-    return _CITATION.sub(swap, text)
+    return CITATION_MARKER.sub(swap, text)
 
 
 def _print_sources(passages, title: str, shown: dict[int, int]) -> None:

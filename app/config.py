@@ -8,12 +8,10 @@ One function per location, so the frozen installer and the source checkout agree
   ``manifest.json``, or ``<resource root>/models``;
 - :func:`resolve_chat_model`: a model id from the manifest's ``optional_chat``
   (``--model qwen2.5-coder-0.5b``, or the settings file's ``chat_model``) stands for its file in ``models/``;
-- :func:`default_bundle`: ``$LANTERN_BUNDLE``, the settings file's ``bundle``, the first
-  ``*.sqlite`` in ``<app dir>/corpus_bundle``, the first in ``<resource root>/corpus_bundle``, or
-  the first course in the machine-wide course folders (an installed Debian package);
 - :func:`settings_path`: one plain JSON file under the user's config directory
   (``$LANTERN_CONFIG_DIR`` overrides it, for tests), read by both the CLI and the GUI.
-Nothing here touches the network.
+The course opened when none is named is :func:`app.bundle.library.default_bundle` (course-library
+policy, not a location). Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -139,43 +137,6 @@ def settings_problems() -> list[str]:
     """One sentence for each setting of the settings file that could not be used (empty when the
     file is fine or missing). The CLI prints them as warnings; the window shows them."""
     return _read_settings(Settings)[1]
-
-
-def default_bundle() -> Path | None:
-    """The bundle to open when none is named, or None when there is none: ``$LANTERN_BUNDLE``;
-    the settings' ``bundle`` (replaced by the newest copy of the same course when the course
-    library lists it as an older version); the bundle shipped with the app; the first course in
-    the machine-wide course folders."""
-    override = os.environ.get("LANTERN_BUNDLE")
-    if override:
-        return Path(override)
-    chosen = Settings.load().bundle
-    if chosen:
-        # The course last opened, or its newer version when one was installed since.
-        from .bundle.library import newest_version_of
-
-        return newest_version_of(Path(chosen))
-    folders = [resource_root() / "corpus_bundle"]
-    beside = app_dir()
-    if beside is not None:
-        folders.insert(0, beside / "corpus_bundle")
-    for folder in folders:
-        found = sorted(folder.glob("*.sqlite"))
-        if found:
-            return found[0]
-    # An app that ships no bundle (the Debian package moves its courses to the machine-wide folder,
-    # scripts/package_deb.py): the first course there, where a course installed later comes first.
-    from .bundle.library import PREVIOUS_SUFFIX, machine_course_folders
-
-    for folder in machine_course_folders():
-        try:
-            found = sorted(p for p in folder.glob("*.sqlite")
-                           if not p.name.startswith(".") and not p.name.endswith(PREVIOUS_SUFFIX))
-        except OSError:
-            continue
-        if found:
-            return found[0]
-    return None
 
 
 def default_chat_model() -> Path:

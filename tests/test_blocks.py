@@ -1,7 +1,10 @@
 """Answer blocks: the extractive answer quotes the unit that carries the fact (issue 11, section 2)."""
 
+import pytest
+
 from app.answer.blocks import header_before, is_link_only, passage_units, plain_reference_links
-from app.answer.extractive import _has_value, choose_quotes, extractive_answer, question_kind
+from app.answer.extractive import choose_quotes, extractive_answer, question_kind
+from app.answer.scorers import has_value
 from app.records import Hit, Passage
 from app.text.lexical import LexicalIndex, build_index
 
@@ -68,7 +71,7 @@ def test_a_which_one_question_gets_the_block_with_the_values():
                                   [_passage(text, heading="Buttons › Picking the pull-up")])
     assert "10 kΩ" in answer
     # digits in a link target or a list number are not values
-    assert not _has_value("1. See [the manual](https://example.org/m2x9) for details")
+    assert not has_value("1. See [the manual](https://example.org/m2x9) for details")
 
 
 def test_a_list_of_questions_is_never_quoted_as_an_answer():
@@ -239,6 +242,7 @@ def test_a_small_table_is_quoted_whole_and_a_large_one_row_by_row():
     assert [u.kind for u in units] == ["row"] * 12 and units[3].text == "| Pin | Use |\n| --- | --- |\n| GPIO 3 | spare |"
 
 
+@pytest.mark.timeout(10)  # linear: milliseconds; the quadratic patterns took 4 s to a minute
 def test_link_patterns_stay_linear_on_100_kb_runs_of_brackets():
     # "[[[…" and "[a](…" took from 4 s to a minute with the first link patterns (every "[" scanned to
     # the end of the text); each must still be read as what it is.
@@ -307,3 +311,12 @@ def test_a_long_numbered_list_cut_before_the_asked_item_marks_the_cut_outside_th
     steps = "\n".join(f"{i}. Wipe bench {i}." for i in range(1, 13)).replace("11. Wipe bench 11.", "11. Lock the freezer.")
     answer, _ = extractive_answer("When do I lock the freezer?", [_passage("Closing takes these steps:\n\n" + steps + "\n")])
     assert "…\n\n4. Wipe bench 4." in answer and "11. Lock the freezer." in answer and "- …" not in answer
+
+
+def test_code_inside_a_four_backtick_fence_keeps_its_brackets():
+    # A guide showing Markdown puts a three-backtick block inside a four-backtick fence; the old
+    # fence pattern closed the code at the inner "```" and read ``m[i][j]`` as a reference link.
+    text = "````md\n```python\nx = m[i][j]\n```\n````\n"
+    assert plain_reference_links(text) == text
+    assert plain_reference_links("See [the guide][g].\n\n~~~~\nm[i][j]\n~~~~\n") == "See the guide.\n\n~~~~\nm[i][j]\n~~~~\n"
+    assert "m[i][j]" in passage_units("The matrix is read like this:\n\n" + text)[0].text

@@ -353,6 +353,7 @@ def test_frozen_app_prefers_a_bundle_and_models_beside_the_executable(tmp_path, 
     import sys
 
     from app import config
+    from app.bundle import library
 
     app_folder = tmp_path / "lantern"
     internal = app_folder / "_internal"
@@ -365,16 +366,16 @@ def test_frozen_app_prefers_a_bundle_and_models_beside_the_executable(tmp_path, 
     monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
     monkeypatch.delenv("LANTERN_MODELS_DIR", raising=False)
     monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
-    assert config.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
+    assert library.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
     assert config.models_dir() == internal / "models"
     (app_folder / "corpus_bundle").mkdir()
     (app_folder / "corpus_bundle" / "other-course.sqlite").write_bytes(b"")
     (app_folder / "models").mkdir()
     (app_folder / "models" / "manifest.json").write_text("{}")
-    assert config.default_bundle() == app_folder.resolve() / "corpus_bundle" / "other-course.sqlite"
+    assert library.default_bundle() == app_folder.resolve() / "corpus_bundle" / "other-course.sqlite"
     assert config.models_dir() == app_folder.resolve() / "models"
     monkeypatch.setenv("LANTERN_BUNDLE", str(tmp_path / "env.sqlite"))
-    assert config.default_bundle() == tmp_path / "env.sqlite"
+    assert library.default_bundle() == tmp_path / "env.sqlite"
 
 
 def test_vectors_read_from_blocks_equal_the_vec0_rows_and_old_bundles_still_open(bundle_path, tmp_path):
@@ -404,7 +405,7 @@ def test_an_app_that_ships_no_bundle_opens_the_first_machine_wide_course(tmp_pat
     """The Debian package moves the installer's course to the machine-wide folder (scripts/package_deb.py)."""
     import sys
 
-    from app import config
+    from app.bundle import library
 
     app_folder = tmp_path / "opt" / "lantern"
     internal = app_folder / "_internal"
@@ -419,9 +420,9 @@ def test_an_app_that_ships_no_bundle_opens_the_first_machine_wide_course(tmp_pat
     monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
     monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("LANTERN_COURSES_DIR", str(machine))
-    assert config.default_bundle() == machine / "b.sqlite"
+    assert library.default_bundle() == machine / "b.sqlite"
     (internal / "corpus_bundle" / "shipped.sqlite").write_bytes(b"")  # a bundle in the app still comes first
-    assert config.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
+    assert library.default_bundle() == internal / "corpus_bundle" / "shipped.sqlite"
     (internal / "corpus_bundle" / "shipped.sqlite").unlink()
     monkeypatch.setenv("LANTERN_COURSES_DIR", str(tmp_path / "nowhere"))
-    assert config.default_bundle() is None
+    assert library.default_bundle() is None

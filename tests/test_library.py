@@ -252,7 +252,7 @@ def test_courses_marks_a_tampered_bundle_damaged_and_another_embedding_model_key
 
 
 def test_the_remembered_course_opens_at_its_newest_version_after_an_update(course, library, monkeypatch):
-    from app.config import default_bundle
+    from app.bundle.library import default_bundle
 
     library["machine"].mkdir()
     library["user"].mkdir()

@@ -25,7 +25,18 @@ def test_awkward_questions_get_an_answer_not_an_exception(bundle, fake_embedder,
     history = [{"role": "user", "content": "OLED\x00 caf\udce9"}, {"role": "assistant", "content": "x"}]
     answer = assistant.answer(question, history)
     assert answer.state in ("answered", "extractive", "not-covered")
-    assert isinstance(bundle.search_guides(question), list)
+    matches = bundle.search_guides(question)
+    word = "oled" if "OLED" in question else "display"
+    assert matches and all(word in (m.heading + " " + m.text).lower() for m in matches)
+
+
+def test_a_guide_search_query_fts5_refuses_is_logged_not_swallowed(bundle, monkeypatch, caplog):
+    import app.bundle.reader as reader
+
+    monkeypatch.setattr(reader, "guide_search_query", lambda text: ('"unterminated', '"unterminated'))
+    with caplog.at_level("ERROR", logger="app.bundle.reader"):
+        assert bundle.search_guides("display") == []
+    assert "FTS5 refused the query" in caplog.text and "unterminated" in caplog.text
 
 
 def test_a_follow_up_after_many_questions_keeps_the_previous_turn(bundle, fake_embedder):

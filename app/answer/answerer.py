@@ -15,26 +15,30 @@ the model is not asked), ``declined-off-topic`` and ``declined-injection``.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 import time
 from typing import Callable
 
-from ..errors import ModelError, QuestionError
-from ..ingest.language import LANGUAGE_NAMES, question_language
+from ..errors import QuestionError
 from ..ingest.screen import read_planted
-from ..records import HEADING_SEPARATOR, Answer, Hit, Passage, heading_leaf
-from ..retrieval.retriever import Retriever, previous_user_turn
+from ..question import Question, parse_question
+from ..records import Answer, Hit, Passage
+from ..retrieval.retriever import Retrieval, Retriever
 from ..usertext import clean_user_text
 from .budget import ContextBudget, select_passages  # noqa: F401  (ContextBudget re-exported)
-from .citations import is_citation
 from .extractive import choose_quotes
 from .guard import injection_kind, is_off_topic, mask_spans, planted_instructions, strip_soft_injection
 from .llm import ChatModel
 from .prompt import build_messages, clean_history
-from .verify import MIN_SUPPORT, SentenceStream, check_sentence
-
-log = logging.getLogger(__name__)
+from .replies import (
+    EXTRACTIVE_NOTE,
+    INJECTION_TEXT,
+    NOT_COVERED_TEXT,
+    OFF_TOPIC_TEXT,
+    not_covered_text,
+    sibling_sections,
+)
+from .streaming import ReplyCheck, stream_checked
 
 SEARCH_ONLY = "search-only"
 MAX_QUESTION_CHARS = 2000
@@ -42,73 +46,6 @@ MAX_QUESTION_CHARS = 2000
 #: an expected phrase is in the six whole chunks for 41 of 46 questions, in the budget's four trimmed
 #: passages for 37; docs/answers.md).
 EVIDENCE_PASSAGES = 6
-
-NOT_COVERED_TEXT = "The guides don't cover this. The nearest sections are listed below."
-
-
-def _shorten(name: str, limit: int = 40) -> str:
-    """``name`` cut to ``limit`` characters with "…" (a pasted 300-character word stays readable)."""
-    return name if len(name) <= limit else name[:limit - 1] + "…"
-
-
-def not_covered_text(retrieval, question: str = "", course_language: str = "") -> str:
-    """The not-covered reply, saying why when the gate knows: a question in another language than
-    the guides' (``course_language``, the bundle's tag; '' when unknown), names the guides never
-    mention, or a guide the question names that has no text."""
-    asked = question_language(question) if question and course_language else ""
-    if asked and asked.split("-")[0] != course_language.split("-")[0]:
-        guides = LANGUAGE_NAMES.get(course_language.split("-")[0], course_language)
-        this = LANGUAGE_NAMES.get(asked, asked)
-        return (f"The guides are in {guides} and this question seems to be in {this}, so I could not match it "
-                f"to them. Ask it in {guides}; the nearest sections are listed below.")
-    if retrieval.empty_guides:
-        return (f"The guide {retrieval.empty_guides[0]} has no text yet, so the guides don't cover this. "
-                "The nearest sections are listed below.")
-    if retrieval.unknown_names:
-        names = ", ".join(f"“{_shorten(n)}”" for n in retrieval.unknown_names[:3])
-        return f"The guides don't cover this: they never mention {names}. The nearest sections are listed below."
-    return NOT_COVERED_TEXT
-OFF_TOPIC_TEXT = ("I can only help with this course. That request isn't about the course guides, "
-                  "so I'll leave it there; ask me anything about the lessons.")
-INJECTION_TEXT = ("I can't do that: I answer questions about the course from its guides and keep my rules "
-                  "and setup private. Ask me about the lessons and I'll point you to the right guide.")
-EXTRACTIVE_NOTE = "From the guides:"
-#: A question about the course's outline ("How many lessons are there?", "What does this course
-#: cover?"): no one section answers it, so retrieval finds none (MiniLM similarity 0.20 on the demo
-#: course); the lesson guides' titles, in course order, do.
-_KINDS = r"(?:lessons|chapters|units|modules|projects|parts|topics)"
-_OUTLINE = re.compile(
-    rf"^\s*(?:how many {_KINDS}(?: are there| does (?:the|this) course have| (?:are )?in (?:the|this) course)?|"
-    rf"what {_KINDS} (?:are there|are in (?:the|this) course|(?:does|do) (?:the|this) course (?:have|cover|include|contain))|"
-    rf"(?:list|show me|give me|tell me)(?: all)?(?: of)? the {_KINDS}(?: of| in)?(?: (?:the|this) course)?|"
-    r"what(?:'s|’s| is) in (?:this|the) course|what does (?:this|the) course (?:cover|teach|contain|include)|"
-    rf"what (?:are|is) (?:the|this) course(?:'s|’s)? (?:{_KINDS}|structure|outline))\s*[?.!]*\s*$",
-    re.IGNORECASE)
-
-
-def sibling_sections(cited: list[Passage], evidence: list[Passage]) -> tuple[str, list[Passage]] | None:
-    """A line naming the evidence passages that are other subsections of the same section as a quoted
-    passage ("*Troubleshooting: the display stays blank* also covers: *Wrong I2C address* [6], …"),
-    and those passages; None when there are none. A question such as "what should I check?" is
-    answered by every item of a troubleshooting section, and only three are quoted. Only sections
-    two levels or more below the guide's title count (a guide's top-level sections are not one list)."""
-    def parent(p: Passage) -> tuple[str, str]:
-        return p.hit.source, HEADING_SEPARATOR.join(p.hit.heading.split(HEADING_SEPARATOR)[:-1])
-
-    groups = {parent(p) for p in cited if p.hit.heading.count(HEADING_SEPARATOR) >= 2}
-    shown = {p.hit.key for p in cited} | {(p.hit.source, p.hit.heading) for p in cited}
-    more: list[Passage] = []
-    for p in evidence:
-        if (parent(p) in groups and p.hit.key not in shown and (p.hit.source, p.hit.heading) not in shown
-                and p.hit.heading.count(HEADING_SEPARATOR) >= 2):
-            shown.add((p.hit.source, p.hit.heading))
-            more.append(p)
-    if not more:
-        return None
-    section = heading_leaf(parent(more[0])[1])
-    items = ", ".join(f"*{heading_leaf(p.hit.heading)}* [{p.n}]" for p in more)
-    return f"*{section}* also covers: {items}.", more
-
 
 class Assistant:
     """Answers questions from one bundle. ``llm=None`` runs in the ``search-only`` state."""
@@ -239,126 +176,199 @@ class Assistant:
         ``evidence`` (question received to extractive answer ready), ``first_token``,
         ``first_verified`` and ``total``, all from the question's arrival (ms; a stage that did not
         run is absent). Raises :class:`QuestionError` for an empty or over-long question.
+
+        Steps: :func:`_checked_question`, :meth:`_screen_question` (declined?),
+        :meth:`_outline_answer`, retrieval and :meth:`screen_hits` (:meth:`_not_covered`?),
+        :meth:`_quote_evidence`, then :meth:`_model_answer`.
         """
-        question = clean_user_text(question or "").strip()
-        history = [dict(m, content=clean_user_text(str(m.get("content", "")))) if isinstance(m, dict) else m
-                   for m in (history or [])]
-        if not question:
-            raise QuestionError("The question is empty; type a question about the course.")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise QuestionError(f"The question is {len(question):,} characters long; the limit is "
-                                f"{MAX_QUESTION_CHARS:,}. Shorten it to the part you need answered.")
-        version = self.retriever.bundle.corpus_version
-        started = time.perf_counter()
-
-        def since() -> float:
-            return (time.perf_counter() - started) * 1000
-
-        def done(state: str, text: str, passages=(), citations=(), timings=None, checks=None,
-                 missing=()) -> Answer:
-            t = dict(timings or {})
-            t["total"] = since()
-            return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
-                          corpus_version=version, model=self.model_name, degraded=self.degraded, timings_ms=t,
-                          checks=dict(checks or {}), missing_terms=tuple(missing))
-
-        kind = injection_kind(question)
-        if kind == "hard":
-            return done("declined-injection", INJECTION_TEXT)
-        if kind == "soft":
-            question = strip_soft_injection(question) or question
-        if is_off_topic(question):
-            return done("declined-off-topic", OFF_TOPIC_TEXT)
-
-        if _OUTLINE.search(question):
-            outline = self._outline()
-            if outline:
-                text, passages = outline
-                return done("extractive", text, passages, passages, {"evidence": since()})
+        question, history = _checked_question(question, history)
+        turn = _Turn(self, self.retriever.bundle.corpus_version)
+        question, declined = self._screen_question(question, turn)
+        if declined is not None:
+            return declined
         history = clean_history(history)
+        parsed = parse_question(question, history)
+        outline = self._outline_answer(parsed, turn)
+        if outline is not None:
+            return outline
         retrieval = self.retriever.search(question, k=10, history=history)
         hits = self.screen_hits(retrieval.hits)  # planted instructions are never quoted nor sent
         timings = dict(retrieval.timings_ms)
-        timings["retrieval"] = since()
+        timings["retrieval"] = turn.since()
         if not retrieval.has_evidence or not hits:
-            nearest = [Passage(n, h) for n, h in enumerate(hits[:3], 1)]
-            text = not_covered_text(retrieval, question, self.retriever.bundle.meta.get("language", ""))
-            return done("not-covered", text, nearest, (), timings,
-                        missing=retrieval.unknown_names)
+            return self._not_covered(question, retrieval, hits, timings, turn)
+        context = parsed.context
+        found = self._quote_evidence(question, hits, context)
+        if not found.cited:
+            return turn.done("not-covered", NOT_COVERED_TEXT, found.passages[:3], (), timings)
+        timings["evidence"] = turn.since()
+        if on_evidence is not None:
+            on_evidence(turn.done("extractive", found.text, found.passages, found.cited, timings))
+        if self.llm is None or (should_stop is not None and should_stop()):
+            return turn.done("extractive", found.text, found.passages, found.cited, timings)
+        asked = _Asked(question, context, history, hits, retrieval.query)
+        return self._model_answer(self.llm, asked, found, turn, timings, on_sentence, should_stop)
 
+    def _screen_question(self, question: str, turn: _Turn) -> tuple[str, Answer | None]:
+        """The question to answer (a soft injection stripped, :func:`strip_soft_injection`) and
+        None, or the question and the declined answer: ``declined-injection`` for a hard
+        injection, ``declined-off-topic`` for a request that is not about the course."""
+        kind = injection_kind(question)
+        if kind == "hard":
+            return question, turn.done("declined-injection", INJECTION_TEXT)
+        if kind == "soft":
+            question = strip_soft_injection(question) or question
+        if is_off_topic(question):
+            return question, turn.done("declined-off-topic", OFF_TOPIC_TEXT)
+        return question, None
+
+    def _outline_answer(self, question: Question, turn: _Turn) -> Answer | None:
+        """For a question about the course's outline (:attr:`Question.outline`), the extractive
+        answer listing its lessons (:meth:`_outline`); None for any other question, or a course
+        without numbered lesson folders."""
+        if not question.outline:
+            return None
+        outline = self._outline()
+        if not outline:
+            return None
+        text, passages = outline
+        return turn.done("extractive", text, passages, passages, {"evidence": turn.since()})
+
+    def _not_covered(self, question: str, retrieval: Retrieval, hits: list[Hit], timings: dict,
+                     turn: _Turn) -> Answer:
+        """The ``not-covered`` answer: :func:`not_covered_text`, the three nearest hits as its
+        passages (none cited), and the names the course never mentions as ``missing_terms``."""
+        nearest = [Passage(n, h) for n, h in enumerate(hits[:3], 1)]
+        text = not_covered_text(retrieval, question, self.retriever.bundle.meta.get("language", ""))
+        return turn.done("not-covered", text, nearest, (), timings, missing=retrieval.unknown_names)
+
+    def _quote_evidence(self, question: str, hits: list[Hit], context: str) -> _Evidence:
+        """The extractive answer from the first :data:`EVIDENCE_PASSAGES` hits: the blocks
+        :func:`choose_quotes` picks, then the line naming their sibling sections
+        (:func:`sibling_sections`); ``cited`` is empty when nothing is worth quoting."""
         evidence = [Passage(n, h) for n, h in enumerate(hits[:EVIDENCE_PASSAGES], 1)]
-        context = previous_user_turn(history, question)
         quotes = choose_quotes(question, evidence, context=context, guide_text=self._guide_text,
                                similarity=self._similarity(question), word_weight=self.retriever.lexical_index.idf)
         quoted, cited = "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
         if not cited:
-            return done("not-covered", NOT_COVERED_TEXT, evidence[:3], (), timings)
+            return _Evidence(evidence, quoted, cited)
         siblings = sibling_sections(cited, evidence)
         if siblings:
             line, more = siblings
             quoted, cited = f"{quoted}\n\n{line}", cited + more
-        timings["evidence"] = since()
-        extractive_text = f"{EXTRACTIVE_NOTE}\n\n{quoted}"
-        if on_evidence is not None:
-            on_evidence(done("extractive", extractive_text, evidence, cited, timings))
-        if self.llm is None or (should_stop is not None and should_stop()):
-            return done("extractive", extractive_text, evidence, cited, timings)
+        return _Evidence(evidence, quoted, cited)
 
+    def _prompt_passages(self, hits: list[Hit], query: str) -> list[Passage]:
+        """The passages for the model's prompt (:meth:`select_passages` for the retrieval query),
+        a passage with a planted block blanked out squeezed (:func:`_squeeze`)."""
         masked = {h.key for h in hits if any(a < h.span[1] and b > h.span[0] for a, b in self.planted_spans(h.source))}
-        sent = [Passage(p.n, dataclasses.replace(p.hit, text=_squeeze(p.hit.text))) if p.hit.key in masked else p
-                for p in self.select_passages(hits, retrieval.query)]
+        return [Passage(p.n, dataclasses.replace(p.hit, text=_squeeze(p.hit.text))) if p.hit.key in masked else p
+                for p in self.select_passages(hits, query)]
+
+    def _model_answer(self, llm: ChatModel, asked: _Asked, found: _Evidence, turn: _Turn, timings: dict,
+                      on_sentence: Callable[[str], None] | None,
+                      should_stop: Callable[[], bool] | None) -> Answer:
+        """The model's verified sentences above the extractive answer (``answered``), or the
+        extractive answer alone when the question does not fit the model's context or none of
+        its sentences passed (``extractive``). Sets ``timings["generate"]`` (ms from the evidence
+        to the reply's end) when the model ran."""
         try:
-            messages, sent = self._fit_messages(self.llm, question, sent, history)
+            messages, sent = self._fit_messages(llm, asked.question, self._prompt_passages(asked.hits, asked.query),
+                                                asked.history)
         except QuestionError:  # the evidence stands; the model cannot read this question
-            return done("extractive", extractive_text, evidence, cited, timings)
-        # The model reads its passages numbered 1..m; the student sees the evidence's numbers.
-        number = {p.hit.key: p.n for p in evidence}
-        for p in sent:
-            if p.hit.key not in number:
-                extra = Passage(len(evidence) + 1, hits[[h.key for h in hits].index(p.hit.key)])
-                evidence.append(extra)
-                number[p.hit.key] = extra.n
-        shown_n = {p.n: number[p.hit.key] for p in sent}
-        blocks = [b for b in quoted.split("\n\n") if b.strip()]
-        checks = {"sentences": 0, "shown": 0}
-        verified: list[str] = []
-        verified_cited: list[int] = []
+            return turn.done("extractive", found.text, found.passages, found.cited, timings)
+        shown_n = _shown_numbers(sent, found.passages, asked.hits)
+        blocks = [b for b in found.quoted.split("\n\n") if b.strip()]
+        check = ReplyCheck(sent, blocks, f"{asked.context}\n{asked.question}", shown_n, turn.since, timings,
+                           on_sentence)
+        stream_checked(llm, messages, self.budget.answer_tokens, should_stop, check)
+        timings["generate"] = turn.since() - timings["evidence"]
+        if not check.verified:
+            return turn.done("extractive", found.text, found.passages, found.cited, timings, check.checks)
+        by_n = {p.n: p for p in found.passages}
+        citations = [by_n[n] for n in check.cited] + [p for p in found.cited if p.n not in check.cited]
+        text = " ".join(check.verified) + "\n\n" + found.text
+        return turn.done("answered", text, found.passages, citations, timings, check.checks)
 
-        def judge(sentence: str) -> None:
-            checks["sentences"] += 1
-            verdict = check_sentence(sentence, sent, blocks, MIN_SUPPORT, question=f"{context}\n{question}")
-            if not verdict.ok:
-                checks[verdict.reason] = checks.get(verdict.reason, 0) + 1
-                return
-            text = _renumber(verdict.text, shown_n)
-            if text in verified:
-                checks["repeat"] = checks.get("repeat", 0) + 1
-                return
-            verified.append(text)
-            verified_cited.extend(shown_n[n] for n in verdict.cited if shown_n[n] not in verified_cited)
-            checks["shown"] += 1
-            timings.setdefault("first_verified", since())
-            if on_sentence is not None:
-                on_sentence(text)
 
-        stream = SentenceStream()
-        try:
-            for piece in self.llm.stream(messages, self.budget.answer_tokens, should_stop):
-                timings.setdefault("first_token", since())
-                for sentence in stream.feed(piece):
-                    judge(sentence)
-        except ModelError as exc:  # e.g. the context overflowed: the evidence stands
-            log.warning("generation failed: %s", exc)
-        if should_stop is None or not should_stop():
-            for sentence in stream.close():
-                judge(sentence)
-        timings["generate"] = since() - timings["evidence"]
-        if not verified:
-            return done("extractive", extractive_text, evidence, cited, timings, checks)
-        by_n = {p.n: p for p in evidence}
-        citations = [by_n[n] for n in verified_cited] + [p for p in cited if p.n not in verified_cited]
-        text = " ".join(verified) + "\n\n" + extractive_text
-        return done("answered", text, evidence, citations, timings, checks)
+def _checked_question(question: str, history: list[dict] | None) -> tuple[str, list]:
+    """The question and history as typed, cleaned (:func:`clean_user_text`; the question also
+    stripped). Raises :class:`QuestionError` for an empty question or one over
+    :data:`MAX_QUESTION_CHARS` characters."""
+    question = clean_user_text(question or "").strip()
+    cleaned = [dict(m, content=clean_user_text(str(m.get("content", "")))) if isinstance(m, dict) else m
+               for m in (history or [])]
+    if not question:
+        raise QuestionError("The question is empty; type a question about the course.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise QuestionError(f"The question is {len(question):,} characters long; the limit is "
+                            f"{MAX_QUESTION_CHARS:,}. Shorten it to the part you need answered.")
+    return question, cleaned
+
+
+def _shown_numbers(sent: list[Passage], evidence: list[Passage], hits: list[Hit]) -> dict[int, int]:
+    """Prompt number -> shown number for each passage the model reads (it reads them numbered
+    1..m; the student sees the evidence's numbers). A prompt passage that is not yet evidence is
+    appended to ``evidence`` (in place) with the next number."""
+    number = {p.hit.key: p.n for p in evidence}
+    for p in sent:
+        if p.hit.key not in number:
+            extra = Passage(len(evidence) + 1, hits[[h.key for h in hits].index(p.hit.key)])
+            evidence.append(extra)
+            number[p.hit.key] = extra.n
+    return {p.n: number[p.hit.key] for p in sent}
+
+
+@dataclasses.dataclass
+class _Turn:
+    """One question's clock and its answers' maker: :meth:`since` is milliseconds since the
+    question was accepted; :meth:`done` makes the :class:`Answer` with ``timings_ms["total"]``."""
+
+    assistant: Assistant
+    corpus_version: str
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+
+    def since(self) -> float:
+        """Milliseconds since the question was accepted."""
+        return (time.perf_counter() - self.started) * 1000
+
+    def done(self, state: str, text: str, passages=(), citations=(), timings=None, checks=None,
+             missing=()) -> Answer:
+        """The answer in ``state``, with ``timings`` (ms) plus ``total`` now."""
+        t = dict(timings or {})
+        t["total"] = self.since()
+        return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
+                      corpus_version=self.corpus_version, model=self.assistant.model_name,
+                      degraded=self.assistant.degraded, timings_ms=t, checks=dict(checks or {}),
+                      missing_terms=tuple(missing))
+
+
+@dataclasses.dataclass
+class _Asked:
+    """What the model is asked with: the question, the previous user turn (``context``, '' if
+    none), the cleaned history, the screened hits and the retrieval query."""
+
+    question: str
+    context: str
+    history: list[dict]
+    hits: list[Hit]
+    query: str
+
+
+@dataclasses.dataclass
+class _Evidence:
+    """The extractive answer: ``passages`` (the evidence shown, numbered from 1; the model's extra
+    passages are appended), ``quoted`` (the quoted blocks' Markdown, blank-line separated) and
+    ``cited`` (the quoted passages, then the sibling sections named)."""
+
+    passages: list[Passage]
+    quoted: str
+    cited: list[Passage]
+
+    @property
+    def text(self) -> str:
+        """The extractive answer's text: :data:`EXTRACTIVE_NOTE` above the quotes."""
+        return f"{EXTRACTIVE_NOTE}\n\n{self.quoted}"
 
 
 def _squeeze(text: str) -> str:
@@ -366,12 +376,3 @@ def _squeeze(text: str) -> str:
     one (the model reads no padding)."""
     return re.sub(r"[ \t]{40,}", " ", re.sub(r"\n[ \t]*\n(?:[ \t]*\n)*", "\n\n", text)).strip()
 
-
-def _renumber(text: str, numbers: dict[int, int]) -> str:
-    """``text`` with each citation marker's prompt numbers replaced by the shown numbers (brackets
-    in code, such as ``items[1]``, are left alone)."""
-    def swap(match: re.Match) -> str:
-        if not is_citation(text, match):
-            return match.group(0)
-        return "[" + ", ".join(str(numbers.get(int(x), int(x))) for x in re.split(r"\s*,\s*", match.group(1))) + "]"
-    return re.sub(r"\[(\d+(?:\s*,\s*\d+)*)\]", swap, text)

@@ -14,15 +14,13 @@ to that window, so a citation highlights exactly what the model read.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Callable
 
 from ..ingest.markdown import fences
 from ..records import Hit, Passage
+from ..text.grammar import sentence_spans
 from ..text.tokenize import document_tokens, query_words, words_found
-
-_BOUNDARY = re.compile(r"\n|[.!?](?=\s)")
 
 
 @dataclass(frozen=True)
@@ -37,17 +35,11 @@ class ContextBudget:
 
 
 def _pieces(text: str) -> list[tuple[int, int]]:
-    """Sentence/line pieces of ``text`` as (start, end) offsets, covering the text in order. A fenced
-    code block is one piece, so a window never starts inside one: the extractive answer and the
-    model would otherwise read code as prose and the prose after it as code."""
-    spans, start = [], 0
-    for match in _BOUNDARY.finditer(text):
-        if match.end() > start:
-            spans.append((start, match.end()))
-            start = match.end()
-    if start < len(text):
-        spans.append((start, len(text)))
-    spans = spans or [(0, len(text))]
+    """Sentence/line pieces of ``text`` (:func:`~app.text.grammar.sentence_spans`) as (start, end)
+    offsets, covering the text in order. A fenced code block is one piece, so a window never starts
+    inside one: the extractive answer and the model would otherwise read code as prose and the
+    prose after it as code."""
+    spans = sentence_spans(text)
     for fence in fences(text):
         inside = [sp for sp in spans if sp[1] > fence.start and sp[0] < fence.end]
         if len(inside) > 1:

@@ -1,6 +1,6 @@
 """Citation checking by code: every ``[n]`` must name a source that was actually sent.
 
-Markers such as ``[2]``, ``[1, 3]`` or ``[1][2]`` are read; numbers outside the sent
+Markers such as ``[2]``, ``[1, 3]`` or ``[1][2]`` (:data:`app.text.grammar.CITATION_MARKER`) are read; numbers outside the sent
 sources are removed from the text; the cited sources are returned in order of first
 citation. The model's word is never trusted for which passages support the answer.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from ..ingest.markdown import fences
+from ..text.grammar import CITATION_MARKER, citation_numbers
 
-_MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 #: Inline code spans: brackets inside them (and inside fenced code blocks) are code, not citations.
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 #: A bracket right after one of these is an index or a list in code (``list[1]``, ``f([1, 2])``).
@@ -42,14 +42,14 @@ def check_citations(text: str, sent: int) -> tuple[str, list[int]]:
     def keep(match: re.Match) -> str:
         if not is_citation(text, match):
             return match.group(0)
-        numbers = [int(x) for x in re.split(r"[,;]", match.group(1))]
+        numbers = citation_numbers(match)
         valid = [n for n in numbers if 1 <= n <= sent]
         for n in valid:
             if n not in cited:
                 cited.append(n)
         return "[" + ", ".join(str(n) for n in valid) + "]" if valid else ""
 
-    cleaned = _MARKER.sub(keep, text)
+    cleaned = CITATION_MARKER.sub(keep, text)
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
     cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
     return cleaned, cited

@@ -14,6 +14,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from ..text.grammar import LIST_MARKER_TEXT
+
 _HARD = [
     r"\b(system|hidden|initial|original)\s+(prompt|instructions?|message|text)\b",
     r"\b(reveal|repeat|print|show|output|dump|leak)\b[^.?!]{0,60}\b(prompt|instructions|rules|hidden text)\b",
@@ -121,7 +123,7 @@ _DIRECTIVE_RE = [re.compile(p, re.IGNORECASE) for p in _DIRECTIVE] + _HARD_RE + 
 #: A paragraph: text between blank lines. Items of a list and rows of a table are also looked at one
 #: by one, so one planted item does not hide the whole list (a quoted note stays one block).
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
-_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\|)\s", re.MULTILINE)
+_ITEM_LINE = re.compile(rf"^[ \t]*(?:{LIST_MARKER_TEXT}|\|)\s", re.MULTILINE)
 #: Text screened in one piece at most (characters): a longer paragraph (a 200 KB line) is read in
 #: windows of this size, overlapping by a sentence's worth, so every rule's match fits in one.
 _WINDOW_CHARS = 4000

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from ..ingest.markdown import fences
 from ..records import Passage
+from ..text.grammar import ANSWER_SENTENCE_END, CITATION_MARKER, citation_numbers, split_sentences
 from ..text.tokenize import coverage, document_tokens, query_words
-from .blocks import split_sentences
 from .citations import is_citation
 
 #: An answer sentence must share at least this share of its distinct words with the passages it
@@ -35,9 +35,6 @@ MIN_SUPPORT = 0.8
 #: A verified sentence whose words are at least this share of one quoted block's adds nothing.
 REPEAT_SHARE = 0.9
 
-_MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
-#: End of a sentence: terminal punctuation, optional citation markers, then whitespace; or a newline.
-_END = re.compile(r"[.!?。！？]+(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])*(?=\s)|\n")
 #: A negation: a sentence that has one must cite a passage that has one (the commonest inversion of
 #: a small model: "adding ci=None does not change the chart" from "can be disabled by adding ci=None").
 _NEGATION = re.compile(r"\b(not|no|never|nothing|cannot|without|neither|nor)\b|n't\b", re.I)
@@ -79,7 +76,7 @@ def facts(sentence: str) -> list[str]:
     """The numbers (with units), identifiers and capitalised names of ``sentence`` that a cited
     passage must contain, normalised (:func:`normalise`); citation markers are not facts. A number
     inside an identifier (the 2 of ``GPIO 2``) is part of that identifier, not a fact of its own."""
-    text = _MARKER.sub(lambda m: " " if is_citation(sentence, m) else m.group(0), sentence)
+    text = CITATION_MARKER.sub(lambda m: " " if is_citation(sentence, m) else m.group(0), sentence)
     found: list[str] = [m.group(1) for m in _CODE_SPAN.finditer(text)]
     bare = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
     taken: list[tuple[int, int]] = []
@@ -126,7 +123,7 @@ def missing_facts(sentence: str, passage_text: str) -> list[str]:
 
 def support(sentence: str, texts: list[str]) -> float:
     """Share (0..1, higher is better) of ``sentence``'s distinct words found in ``texts``."""
-    words = query_words(_MARKER.sub(" ", sentence))
+    words = query_words(CITATION_MARKER.sub(" ", sentence))
     if not words:
         return 0.0
     tokens: set[str] = set()
@@ -153,7 +150,7 @@ def _passage_text(p: Passage) -> str:
     return f"{p.hit.heading}\n{p.hit.text}"
 
 
-def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str] = (),
+def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str] = (),  # noqa: C901
                    min_support: float = MIN_SUPPORT, question: str = "") -> Verdict:
     """Judge one model sentence against the passages sent (``passages[i].n`` is its number in the
     prompt) and the blocks already quoted by the extractive answer (``quoted``). When ``question``
@@ -166,14 +163,14 @@ def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str]
     def keep(match: re.Match) -> str:
         if not is_citation(sentence, match):
             return match.group(0)
-        valid = [int(x) for x in re.split(r"[,;]", match.group(1)) if int(x) in numbers_sent]
+        valid = [n for n in citation_numbers(match) if n in numbers_sent]
         cited.extend(n for n in valid if n not in cited)
         return "[" + ", ".join(str(n) for n in valid) + "]" if valid else ""
 
-    text = _MARKER.sub(keep, sentence)
+    text = CITATION_MARKER.sub(keep, sentence)
     text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
     text = " ".join(text.split())
-    plain = _MARKER.sub(" ", text)
+    plain = CITATION_MARKER.sub(" ", text)
     if "```" in plain or "~~~" in plain or len(re.findall(r"\w+", plain)) < 3:
         return Verdict(False, text, reason="empty")
     if _NOT_A_STATEMENT.search(plain):
@@ -233,7 +230,7 @@ class SentenceStream:
                     return out
                 end = fence.end
             else:
-                match = _END.search(self._buffer)
+                match = ANSWER_SENTENCE_END.search(self._buffer)
                 if match is None:
                     return out
                 end = match.end()
@@ -241,7 +238,7 @@ class SentenceStream:
                 rest = self._buffer[end:]
                 if not rest.strip() or re.match(r"\s*\[\s*\d*\s*(?:[,;]\s*\d*\s*)*$", rest):
                     return out
-                marker = re.match(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]", rest)
+                marker = re.match(rf"\s*{CITATION_MARKER.pattern}", rest)
                 if marker:
                     end += marker.end()
             sentence, self._buffer = self._buffer[:end], self._buffer[end:]

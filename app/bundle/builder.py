@@ -114,7 +114,7 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
         conn.close()
 
 
-def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
+def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",  # noqa: C901
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",

@@ -156,7 +156,7 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE, *, sqlit
         return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
 
 
-def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sqlite_and_digest: bool) -> Integrity:
+def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sqlite_and_digest: bool) -> Integrity:  # noqa: C901
     q = bundle._query
     if sqlite_and_digest:
         quick = [line for r in q("PRAGMA quick_check") for line in str(r[0]).splitlines()]

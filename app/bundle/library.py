@@ -14,17 +14,22 @@ and read back by ``inspect``, ``courses`` and ``install``:
 Bundles built before these keys existed still open: their course id is derived from the file
 name, their version from ``built_at`` and the corpus version, and they have no digest (not
 verifiable).
+
+:func:`default_bundle` is the course the app opens when none is named.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import apsw
+from platformdirs import site_data_dir, user_data_dir
 
+from ..config import Settings, app_dir, resource_root
 from ..errors import LanternError
 from .schema import content_digest
 
@@ -136,8 +141,6 @@ class CourseFolder:
 def app_course_folders() -> list[Path]:
     """The installed app's own folders: ``courses/`` beside the frozen app's executable, and the
     ``corpus_bundle/`` shipped inside it (in a source checkout: the repository's ``corpus_bundle/``)."""
-    from ..config import app_dir, resource_root
-
     folders = [resource_root() / "corpus_bundle"]
     beside = app_dir()
     if beside is not None:
@@ -149,10 +152,6 @@ def machine_course_folders() -> list[Path]:
     """Machine-wide course folders: ``$LANTERN_COURSES_DIR`` when set, else ``courses/`` in each of
     platformdirs' site data folders for "lantern" (on Linux ``/usr/local/share/lantern/courses`` and
     ``/usr/share/lantern/courses``; on Windows under ProgramData; on macOS under /Library/Application Support)."""
-    import os
-
-    from platformdirs import site_data_dir
-
     override = os.environ.get("LANTERN_COURSES_DIR")
     if override:
         return [Path(override)]
@@ -163,16 +162,12 @@ def machine_course_folders() -> list[Path]:
 def user_courses_dir() -> Path:
     """The user's course folder: ``courses/`` in platformdirs' user data folder for "lantern"
     (on Linux ``~/.local/share/lantern/courses``)."""
-    from platformdirs import user_data_dir
-
     return Path(user_data_dir(APP_DIR_NAME, appauthor=False)) / "courses"
 
 
 def default_install_dir() -> Path:
     """Where ``lantern install`` puts a bundle without ``--dir``: ``$LANTERN_COURSES_DIR`` when set
     (a lab admin's machine-wide folder), else the user's course folder."""
-    import os
-
     override = os.environ.get("LANTERN_COURSES_DIR")
     return Path(override) if override else user_courses_dir()
 
@@ -180,8 +175,6 @@ def default_install_dir() -> Path:
 def course_folders() -> list[CourseFolder]:
     """Every place bundles are looked for, in order: the app's folders, the machine-wide folders,
     the user's folder, and the settings file's ``bundle`` (when set)."""
-    from ..config import Settings
-
     out = [CourseFolder("app", p) for p in app_course_folders()]
     out += [CourseFolder("machine", p) for p in machine_course_folders()]
     out.append(CourseFolder("user", user_courses_dir()))
@@ -372,3 +365,30 @@ def newest_version_of(path: Path, entries: list[CourseEntry] | None = None) -> P
         return newest[0].path if newest else Path(path)
     except Exception:  # noqa: BLE001 - the remembered course still opens
         return Path(path)
+
+
+def default_bundle() -> Path | None:
+    """The bundle to open when none is named, or None when there is none: ``$LANTERN_BUNDLE``;
+    the settings' ``bundle`` (replaced by the newest copy of the same course when the course
+    library lists it as an older version, :func:`newest_version_of`); the first ``*.sqlite`` in
+    ``<app dir>/corpus_bundle``, then in ``<resource root>/corpus_bundle`` (the bundle shipped with
+    the app); the first course in the machine-wide course folders (:func:`_bundle_files`)."""
+    override = os.environ.get("LANTERN_BUNDLE")
+    if override:
+        return Path(override)
+    chosen = Settings.load().bundle
+    if chosen:
+        return newest_version_of(Path(chosen))
+    beside = app_dir()
+    shipped = ([beside / "corpus_bundle"] if beside is not None else []) + [resource_root() / "corpus_bundle"]
+    for folder in shipped:
+        found = sorted(folder.glob("*.sqlite"))
+        if found:
+            return found[0]
+    # An app that ships no bundle (the Debian package moves its courses to the machine-wide folder,
+    # scripts/package_deb.py): the first course there, where a course installed later comes first.
+    for path in machine_course_folders():
+        found = _bundle_files(CourseFolder("machine", path))
+        if found:
+            return found[0]
+    return None

@@ -108,7 +108,7 @@ class BundleReader:
     ``lantern inspect``, which reports every problem it finds instead of the first.
     """
 
-    def __init__(self, path: Path, *, verify: bool = True) -> None:
+    def __init__(self, path: Path, *, verify: bool = True) -> None:  # noqa: C901
         self.path = Path(path)
         if not self.path.exists():
             raise BundleError(f"The course bundle {self.path} does not exist; build it with "
@@ -287,7 +287,8 @@ class BundleReader:
         One guide's matches beyond its best SEARCH_PER_GUIDE come after the other guides'
         (source crowding, as in retrieval), so one long guide cannot fill the list.
         Fast enough for a search box (an indexed query, a few ms on a course of hundreds of
-        chunks); needs neither the embedding model nor the LLM.
+        chunks); needs neither the embedding model nor the LLM. A query FTS5 refuses (a quoting bug:
+        ``guide_search_query`` quotes every word) is logged as an error and gives ``[]``.
         """
         every, any_ = guide_search_query(clean_user_text(text))
         if not every:
@@ -299,7 +300,8 @@ class BundleReader:
         for query in (every, any_) if any_ != every else (every,):
             try:
                 rows = self._query(sql, (query, int(limit) * 3))
-            except apsw.SQLError:  # defensive: quoting should make every query valid
+            except apsw.SQLError as exc:  # a bug of guide_search_query's quoting: logged, the box stays usable
+                log.error("guide search: FTS5 refused the query %r (%s)", query, exc)
                 return []
             if rows:
                 ranked = diversify_sources([(r, 0.0) for r in rows], lambda row: row[1], SEARCH_PER_GUIDE)

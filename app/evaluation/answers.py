@@ -22,6 +22,7 @@ from typing import Callable, Iterable
 
 from ..answer.answerer import Assistant
 from ..errors import LanternError
+from ..text.grammar import CITATION_MARKER, MARKDOWN_LINK
 from .metrics import percentile
 from .questions import EvalQuestion
 
@@ -30,14 +31,10 @@ ANSWERED = ("answered", "extractive")
 STAGES = ("retrieval", "evidence", "first_token", "first_verified", "total")
 
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_CITATION = re.compile(r"\[\d+(?:,\s*\d+)*\]")
-
-
 def _plain(text: str) -> str:
     """Lower-cased text with Markdown links reduced to their words, citation marks, backticks,
     ``*`` and ``_`` removed, and runs of whitespace made one space."""
-    text = _CITATION.sub(" ", _LINK.sub(r"\1", text))
+    text = CITATION_MARKER.sub(" ", MARKDOWN_LINK.sub(r"\1", text))
     return " ".join(re.sub(r"[`*_]", "", text).lower().split())
 
 

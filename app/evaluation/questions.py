@@ -71,7 +71,7 @@ def load_questions(path: Path) -> list[EvalQuestion]:
     return questions
 
 
-def parse_question(row: object, where: str = "question") -> EvalQuestion:
+def parse_question(row: object, where: str = "question") -> EvalQuestion:  # noqa: C901
     """Validate one decoded line; ``where`` names it in errors. Raises :class:`QuestionFileError`."""
     if not isinstance(row, dict):
         raise QuestionFileError(f"{where} is a JSON {type(row).__name__}, not an object with id, question, class, expect.")

@@ -93,8 +93,8 @@ def _install_excepthook() -> None:
     sys.excepthook = hook
 
 
-def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
-    """Open the window on ``bundle_path`` (default: :func:`app.config.default_bundle`, else a
+def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: C901
+    """Open the window on ``bundle_path`` (default: :func:`app.bundle.library.default_bundle`, else a
     file dialog) with the chat model ``model_path`` (default: the settings' or manifest's).
     Returns the process exit code: 0 after the window closes, 1 when it cannot open."""
     if not has_display():
@@ -107,7 +107,8 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-    from ..config import Settings, default_bundle, settings_problems
+    from ..bundle.library import default_bundle
+    from ..config import Settings, settings_problems
     from ..errors import LanternError
     from ..logfile import start_log_file
     from .courses import CourseSwitcher

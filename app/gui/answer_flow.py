@@ -11,16 +11,18 @@ waits at most :data:`SHUTDOWN_WAIT_MS` for the worker."""
 from __future__ import annotations
 
 import logging
-import re
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from ..bundle.reader import BundleReader
 from ..records import Answer
-from .ask_panel import ANSWER_DESCRIPTION, state_words
+from ..text.grammar import CITATION_MARKER, citation_numbers
+from .ask_panel import ANSWER_DESCRIPTION, AskPanel, state_words
 from .conversation import Conversation, Exchange
-from .render import CITATION_MARKER, answer_as_text
+from .render import answer_as_text
+from .status import StatusArea
 from .words import (
     DEGRADED_NOTES,
     EARLIER_WORDS,
@@ -33,9 +35,6 @@ from .words import (
 )
 from .workers import AssistantFactory, AssistantWorker, LoadedStatus, set_aside
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .main_window import MainWindow
-
 log = logging.getLogger(__name__)
 
 #: Milliseconds a question may take to end after Stop before its worker is set aside and another
@@ -46,15 +45,32 @@ STOP_GRACE_MS = 4000
 SHUTDOWN_WAIT_MS = 2000
 
 
+class FlowWindow(Protocol):
+    """What :class:`AnswerFlow` uses of its window (a :class:`~app.gui.main_window.MainWindow`)."""
+
+    ask_panel: AskPanel
+    status: StatusArea
+    worker_bundle: BundleReader | None  # the worker thread's reader of the course
+
+    def fresh_assistant_factory(self) -> AssistantFactory: ...
+    def focus_question(self) -> None: ...
+    def open_citation(self, n: int) -> None: ...
+
+
 class AnswerFlow(QObject):
     """Runs ``window``'s questions on an :class:`~app.gui.workers.AssistantWorker` of its own
     thread. State: ``busy`` (a question runs), ``ready`` (the models are loaded), ``stopped``
     (Stop ended the last answer), ``answer`` (the last final answer), ``shown`` (the exchange on
     screen, None while a question runs), ``degraded``, ``conversation``. A QObject of the GUI
-    thread, so the worker's signals reach it queued."""
+    thread, so the worker's signals reach it queued. Its signals (the window connects them) are the
+    window's (:class:`~app.gui.main_window.MainWindow`), and ``note(str)``, a problem to show."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    evidence_shown, answer_shown, error_shown = Signal(object), Signal(object), Signal(str)
+    models_loaded, note = Signal(), Signal(str)
+
+    def __init__(self, window: FlowWindow) -> None:
+        self._widget = cast(QWidget, window)  # the window is a QMainWindow: the parent of what the flow makes
+        super().__init__(self._widget)
         self.window = window
         self.panel = window.ask_panel
         self.status = window.status
@@ -80,13 +96,13 @@ class AnswerFlow(QObject):
 
     def start_worker(self, factory: AssistantFactory) -> None:
         """Start the worker thread and ask it to load the models with ``factory``."""
-        self.thread_ = QThread(self.window)
+        self.thread_ = QThread(self._widget)
         self.thread_.setObjectName("lantern-assistant")
         self.worker = AssistantWorker(factory)
         self.worker.moveToThread(self.thread_)
         self.thread_.finished.connect(self.worker.deleteLater)
         w = self.worker
-        self._connections = [(w.progress, self._progress), (w.warning, self._show_note), (w.ready, self._ready),
+        self._connections = [(w.progress, self._progress), (w.warning, self.note), (w.ready, self._ready),
                              (w.load_failed, self._load_failed), (w.evidence_ready, self._evidence_ready),
                              (w.sentence, self._sentence), (w.finished, self._finished), (w.failed, self._failed),
                              (w.crashed, self._crashed)]
@@ -144,7 +160,7 @@ class AnswerFlow(QObject):
             return
         self._idle()
         self.panel.set_state(SET_ASIDE_WORDS)
-        self.window.error_shown.emit(SET_ASIDE_WORDS)
+        self.error_shown.emit(SET_ASIDE_WORDS)
         self._clear_if_asked()
 
     # --- asking -----------------------------------------------------------------------
@@ -258,8 +274,7 @@ class AnswerFlow(QObject):
             if self._evidence is None or not self.busy:
                 return ""
             # Cited as the final answer will be: the checked sentences' passages, then the quotes'.
-            numbers = [int(n) for m in CITATION_MARKER.finditer(" ".join(self._streamed))
-                       for n in re.split(r"\s*[,;]\s*", m.group(1))]
+            numbers = [n for m in CITATION_MARKER.finditer(" ".join(self._streamed)) for n in citation_numbers(m)]
             numbers += [p.n for p in self._evidence.citations]
             listed = [passages[n] for n in dict.fromkeys(numbers) if n in passages]
             return answer_as_text(self._running_text(), [(p.n, p.hit.source, p.hit.heading) for p in listed])
@@ -272,9 +287,6 @@ class AnswerFlow(QObject):
     def _progress(self, text: str) -> None:
         self.status.show_status(text)
 
-    def _show_note(self, message: str) -> None:
-        self.window._show_note(message)
-
     def _ready(self, loaded: LoadedStatus) -> None:
         self.ready = True
         self.degraded = loaded.degraded
@@ -284,15 +296,15 @@ class AnswerFlow(QObject):
         self.panel.notice.setVisible(bool(notes))
         if self.busy:
             self.panel.set_state("Searching the guides…")
-        self.window.models_loaded.emit()
+        self.models_loaded.emit()
 
     def _load_failed(self, message: str) -> None:
         self.status.show_load_failed()
         self.panel.notice.setText(f"{message} You can still search the guides (Ctrl+F).")
-        self._show_note(message)
+        self.note.emit(message)
         if self.busy:
             self._idle()
-        self.window.models_loaded.emit()
+        self.models_loaded.emit()
 
     def _evidence_ready(self, evidence: Answer) -> None:
         """Show the guides' own words at once, and the first cited passage in the viewer; the
@@ -307,7 +319,7 @@ class AnswerFlow(QObject):
             self.status.show_status(evidence_status(evidence.timings_ms["evidence"] / 1000))
         if evidence.citations:  # the reader's pane shows the first cited passage at once, not an empty viewer
             self.window.open_citation(evidence.citations[0].n)
-        self.window.evidence_shown.emit(evidence)
+        self.evidence_shown.emit(evidence)
 
     def _sentence(self, text: str) -> None:
         """Add one verified sentence of the model above the quoted passages (the worker sends
@@ -340,14 +352,14 @@ class AnswerFlow(QObject):
                                                 search_only="search-only" in answer.degraded, stopped=self.stopped,
                                                 evidence=evidence / 1000 if evidence is not None else None), 8000)
         self.panel.announce(f"{state} {self.panel.answer_view.toPlainText()}")
-        self.window.answer_shown.emit(answer)
+        self.answer_shown.emit(answer)
         self._clear_if_asked()
 
     def _failed(self, message: str) -> None:
         self._idle()
         self.status.show_status("")
         self.panel.set_state(message)
-        self.window.error_shown.emit(message)
+        self.error_shown.emit(message)
         self._clear_if_asked()
 
     def _crashed(self, message: str) -> None:
@@ -357,7 +369,7 @@ class AnswerFlow(QObject):
             self.status.model_label.setText("no language model")
         self.panel.set_state(message)
         self._clear_if_asked()
-        QMessageBox.critical(self.window, "Lantern", message)
+        QMessageBox.critical(self._widget, "Lantern", message)
 
     # --- earlier exchanges --------------------------------------------------------------
     def show_exchange(self, index: int) -> None:

@@ -148,9 +148,12 @@ class MainWindow(QMainWindow):
             status.message_label, status.course_label, status.version_label)
         self.model_label, self.degraded_label, self.load_bar = status.model_label, status.degraded_label, status.load_bar
         self.course_menu: QMenu | None = None  # the Course menu, added by the course switcher (app.gui.courses)
-        self.flow = AnswerFlow(self)
+        flow = self.flow = AnswerFlow(self)
+        for name in ("evidence_shown", "answer_shown", "error_shown", "models_loaded"):  # the flow's, passed on
+            getattr(flow, name).connect(getattr(self, name))
+        flow.note.connect(self._show_note)
         self._build_widgets()
-        actions = build_menus(self)
+        actions = build_menus(self, self)
         self.new_action, self.copy_action = actions.new, actions.copy
         self.back_action, self.forward_action = actions.back, actions.forward
         self._apply_palette()

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu
 
 from ..bundle.reader import BundleReader
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .main_window import MainWindow
+
+class MenuHandlers(Protocol):
+    """What the menus call on the window (the window itself; a protocol, so this module does not
+    import main_window, which imports it)."""
+
+    viewer: Any  # has go_back() and go_forward()
+
+    def open_settings(self) -> None: ...
+    def show_about(self) -> None: ...
+    def focus_question(self) -> None: ...
+    def new_conversation(self) -> None: ...
+    def stop(self) -> None: ...
+    def copy_answer(self) -> None: ...
+    def focus_search(self) -> None: ...
+    def focus_contents(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -25,9 +38,10 @@ class MenuActions:
     forward: QAction
 
 
-def build_menus(window: MainWindow) -> MenuActions:
-    """Add the Lantern, Conversation and Guides menus to ``window`` and Esc to stop; returns the
-    actions the window keeps as its ``new_action``, ``copy_action``, ``back_action`` and ``forward_action``."""
+def build_menus(window: QMainWindow, handlers: MenuHandlers) -> MenuActions:
+    """Add the Lantern, Conversation and Guides menus to ``window`` and Esc to stop, calling ``handlers``
+    (the same window); returns the actions the window keeps as its ``new_action``, ``copy_action``,
+    ``back_action`` and ``forward_action``."""
     def action(menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, window)
         if shortcut is not None:
@@ -40,23 +54,23 @@ def build_menus(window: MainWindow) -> MenuActions:
 
     bar = window.menuBar()
     lantern = bar.addMenu("&Lantern")
-    action(lantern, "&Settings…", window.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
-    action(lantern, "&About Lantern", window.show_about, tip="Version, course, and where the log file is")
+    action(lantern, "&Settings…", handlers.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
+    action(lantern, "&About Lantern", handlers.show_about, tip="Version, course, and where the log file is")
     lantern.addSeparator()
     action(lantern, "&Quit", window.close, QKeySequence.StandardKey.Quit)
     ask = bar.addMenu("&Conversation")
-    action(ask, "Ask a &question", window.focus_question, "Ctrl+L")
-    new = action(ask, "&New conversation", window.new_conversation, "Ctrl+N")
-    action(ask, "&Stop the answer\tEsc", window.stop)
-    copy = action(ask, "&Copy answer with sources", window.copy_answer)
+    action(ask, "Ask a &question", handlers.focus_question, "Ctrl+L")
+    new = action(ask, "&New conversation", handlers.new_conversation, "Ctrl+N")
+    action(ask, "&Stop the answer\tEsc", handlers.stop)
+    copy = action(ask, "&Copy answer with sources", handlers.copy_answer)
     guides = bar.addMenu("&Guides")
-    action(guides, "&Search the guides", window.focus_search, "Ctrl+F")
-    action(guides, "&Contents", window.focus_contents, "Ctrl+T")
-    back = action(guides, "&Back", window.viewer.go_back, "Alt+Left")
-    forward = action(guides, "&Forward", window.viewer.go_forward, "Alt+Right")
+    action(guides, "&Search the guides", handlers.focus_search, "Ctrl+F")
+    action(guides, "&Contents", handlers.focus_contents, "Ctrl+T")
+    back = action(guides, "&Back", handlers.viewer.go_back, "Alt+Left")
+    forward = action(guides, "&Forward", handlers.viewer.go_forward, "Alt+Right")
     back.setEnabled(False)
     forward.setEnabled(False)
-    QShortcut(QKeySequence(Qt.Key.Key_Escape), window, window.stop)
+    QShortcut(QKeySequence(Qt.Key.Key_Escape), window, handlers.stop)
     return MenuActions(new, copy, back, forward)
 
 

@@ -41,9 +41,8 @@ from ..ingest.markdown import fences, inline_text, line_starts
 from ..ingest.slug import Slugger
 from ..records import Heading, join_heading
 from ..retrieval.links import GUIDE, classify_link
+from ..text.grammar import CITATION_MARKER, LIST_MARKER_TEXT, MARKDOWN_LINK, citation_numbers
 
-#: A citation marker as the citation check leaves it: ``[3]`` or ``[1, 2]``.
-CITATION_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 ASSET_SCHEME = "asset"
 CITE_SCHEME = "cite"
 #: A link in an answer's quote to a course guide: ``guide:<course path>#<anchor>``.
@@ -103,7 +102,7 @@ def _answer_parser() -> MarkdownIt:
         valid = env.get("valid", set())
 
         def link(match: re.Match) -> str:
-            numbers = [int(x) for x in re.split(r"\s*[,;]\s*", match.group(1))]
+            numbers = citation_numbers(match)
             if not all(n in valid for n in numbers):
                 return match.group(0)
             inner = ", ".join(f'<a href="{CITE_SCHEME}:{n}">{n}</a>' for n in numbers)
@@ -160,7 +159,7 @@ def _resolve_quote_links(tokens, sources: Mapping[int, str]) -> None:
                 marker = CITATION_MARKER.search(child.content)
                 if marker is None:
                     continue
-                guide = sources.get(int(re.split(r"\s*[,;]\s*", marker.group(1))[0]))
+                guide = sources.get(citation_numbers(marker)[0])
                 for link in pending:
                     target = classify_link(guide, link.attrGet("href") or "") if guide is not None else None
                     if target is not None and target.kind == GUIDE:
@@ -290,9 +289,8 @@ def _plain_line(line: str) -> str:
     if re.match(r"^\|?\s*:?-{3,}", stripped) or stripped.startswith("!["):
         return ""
     stripped = re.sub(r"^#{1,6}\s+", "", stripped)
-    stripped = re.sub(r"^([-*+>]|\d+[.)])\s+", "", stripped)
-    stripped = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
-    stripped = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", stripped)
+    stripped = re.sub(rf"^(>|{LIST_MARKER_TEXT})\s+", "", stripped)
+    stripped = MARKDOWN_LINK.sub(r"\1", stripped)
     # Emphasis markers and backticks go; an underscore or star inside a word is part of a code
     # name (LED_PIN, GPIO_NUM_2) and stays.
     stripped = re.sub(r"`|(?<!\w)(\*\*|__|\*|_)|(\*\*|__|\*|_)(?!\w)", "", stripped)
@@ -353,7 +351,7 @@ def passage_words(markdown_text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(passage_text(markdown_text))]
 
 
-def locate_words(haystack: list[str], needle: list[str], near: int = 0) -> tuple[int, int] | None:
+def locate_words(haystack: list[str], needle: list[str], near: int = 0) -> tuple[int, int] | None:  # noqa: C901
     """``(first, last)`` indexes in ``haystack`` (a rendered guide's words) of the run that
     matches ``needle`` (a passage's words) in order, or None when it is not there.
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from ..text.grammar import LIST_MARKER_TEXT
+
 _SKIP = {"script", "style", "nav", "template", "noscript", "svg", "iframe", "object", "head"}
 _BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "figure",
           "figcaption", "dl", "dt", "dd", "ul", "ol", "table", "thead", "tbody", "form", "details", "summary",
@@ -25,7 +27,7 @@ _BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside",
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 #: A line that Markdown would read as structure (heading, quote, list, fence): escaped with ``\``.
-_MD_START = re.compile(r"^(\s*)(#|>|[-*+]\s|\d+[.)]\s|```|~~~|=+\s*$|-{3,}\s*$)")
+_MD_START = re.compile(rf"^(\s*)(#|>|{LIST_MARKER_TEXT}\s|```|~~~|=+\s*$|-{{3,}}\s*$)")
 
 
 class _Converter(HTMLParser):
@@ -63,7 +65,7 @@ class _Converter(HTMLParser):
         self.row_open = bool(self.cells)
 
     # --- parser callbacks ---------------------------------------------------------------
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs) -> None:  # noqa: C901
         attrs = dict(attrs)
         if tag == "title":
             self.in_title = True
@@ -112,7 +114,7 @@ class _Converter(HTMLParser):
                 self._flush()
                 self.out.append(f"![{alt}]({src.replace(' ', '%20').replace(')', '%29')})")
 
-    def handle_endtag(self, tag: str) -> None:
+    def handle_endtag(self, tag: str) -> None:  # noqa: C901
         if tag == "title":
             self.in_title = False
             return

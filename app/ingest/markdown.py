@@ -15,6 +15,8 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..text.grammar import LIST_MARKER_TEXT
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 #: markdown-it block token types and the block kind we call them.
@@ -27,13 +29,23 @@ _KINDS = {
 
 @dataclass(frozen=True)
 class Block:
-    """A top-level block of a guide; ``start``/``end`` are character offsets (end exclusive)."""
+    """A top-level block of a guide; ``start``/``end`` are character offsets (end exclusive).
+
+    From the same tokens, as ``(start, end)`` spans: ``parts`` are a list's top-level items (trailing
+    whitespace left out), a table's body rows or a fenced code block's code lines; ``header`` a table's
+    header and delimiter rows. ``numbered``: per item, it is or holds a numbered list; ``ordered``: the
+    list is numbered; ``fence``: a fenced block's opening markup (``"```"``; ``""`` for indented code)."""
 
     kind: str
     start: int
     end: int
     level: int = 0
     heading: str = ""
+    parts: tuple[tuple[int, int], ...] = ()
+    header: tuple[int, int] = (0, 0)
+    numbered: tuple[bool, ...] = ()
+    ordered: bool = False
+    fence: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -84,8 +96,39 @@ def parse_blocks(text: str) -> list[Block]:
             title = inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             blocks.append(Block(kind, start, end, level=int(token.tag[1]), heading=title))
         else:
-            blocks.append(Block(kind, start, end))
+            blocks.append(Block(kind, start, end, **_inner(tokens, i, text, starts)))
     return blocks
+
+
+def _inner(tokens: list, i: int, text: str, starts: list[int]) -> dict:
+    """:class:`Block`'s inner fields for the top-level block ``tokens[i]`` opens ({} for most kinds)."""
+    def span(first: int, after: int, trailing: str = "\r\n") -> tuple[int, int]:
+        start, end = starts[min(first, len(starts) - 1)], starts[min(after, len(starts) - 1)]
+        while end > start and text[end - 1] in trailing:
+            end -= 1
+        return start, end
+
+    opener = tokens[i]
+    if opener.type == "fence" and opener.map:
+        first, after = opener.map
+        closed = len(opener.content.splitlines()) == after - first - 2
+        return {"fence": opener.markup, "parts": (span(first + 1, after - closed),)}
+    items: list[tuple[int, int]] = []
+    numbered: list[bool] = []
+    rows: list[int] = []  # the first line of each table row, header row first
+    for token in tokens[i + 1:]:
+        if token.level == 0:
+            break
+        if token.type == "list_item_open" and token.level == 1 and token.map:
+            items.append(span(token.map[0], token.map[1], "\r\n \t"))
+            numbered.append(opener.type == "ordered_list_open")
+        elif token.type == "ordered_list_open" and numbered:
+            numbered[-1] = True  # a numbered list inside the item
+        elif token.type == "tr_open" and token.map:
+            rows.append(token.map[0])
+    if rows:
+        return {"header": span(rows[0], rows[0] + 2), "parts": tuple(span(r, r + 1) for r in rows[1:])}
+    return {"parts": tuple(items), "numbered": tuple(numbered), "ordered": opener.type == "ordered_list_open"}
 
 
 @dataclass(frozen=True)
@@ -192,7 +235,7 @@ _DOCFX_MARKERS = {"zone", "zone-end", "moniker", "moniker-end", "row", "row-end"
 #: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``;
 #: a "complex" one has no closing colons, and its long description follows until ``:::image-end:::``
 #: (bounded, so a 200 KB line costs linear time).
-_DOCFX_IMAGE = re.compile(r"(?m)^([ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?):::image(?![\w-])([^\n]{0,2000}?)(?::::[ \t]*)?$")
+_DOCFX_IMAGE = re.compile(rf"(?m)^([ \t]*(?:{LIST_MARKER_TEXT}[ \t]+)?):::image(?![\w-])([^\n]{{0,2000}}?)(?::::[ \t]*)?$")
 _DOCFX_ATTRIBUTE = re.compile(r'([\w-]+)\s*=\s*"([^"\n]*)"')
 
 

@@ -16,7 +16,9 @@ import logging
 import re
 import sys
 
-_MD_START = re.compile(r"^(#|>|[-*+]\s|\d+[.)]\s|```|~~~|=+\s*$|-{3,}\s*$)")
+from ..text.grammar import LIST_MARKER_TEXT
+
+_MD_START = re.compile(rf"^(#|>|{LIST_MARKER_TEXT}\s|```|~~~|=+\s*$|-{{3,}}\s*$)")
 
 
 class UnreadablePdf(Exception):

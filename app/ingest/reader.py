@@ -127,7 +127,7 @@ def check_course_folder(root: Path) -> None:
         raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
 
 
-def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:
+def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:  # noqa: C901
     """Read every indexable file under ``root``, sorted by relative path.
 
     Raises :class:`CourseFolderError` when ``root`` is missing, unreadable or holds

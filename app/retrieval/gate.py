@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..question import definition_term
 from ..text.tokenize import _WORD, CJK, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
@@ -157,13 +158,6 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
     return [name for name in found if not (" " in name and any(part in found for part in name.split()))]
 
 
-#: "What is a digital twin?", "What are geofences?", "What does QoS mean?": the term asked about.
-_DEFINITION = (
-    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|(?P<the>the)\s+)?"
-               r"(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s*\??\s*$", re.IGNORECASE),
-    re.compile(r"^\s*what\s+does\s+(?:an?\s+|(?P<the>the)\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
-               r"\s*\??\s*$", re.IGNORECASE),
-)
 #: A defined term longer than this many words is a description, not a term ("the difference
 #: between MQTT and HTTP"), and is left to the other rules.
 MAX_TERM_WORDS = 3
@@ -176,7 +170,7 @@ MAX_TERM_WORDS = 3
 NEAR_TOKENS = 8
 
 
-def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
+def undefined_term(question: str, in_vocabulary: Callable[[str], bool],  # noqa: C901
                    phrase_found: Callable[[str], bool],
                    words_near: Callable[[list[str]], bool] | None = None) -> str:
     """The term a definition question asks about ("What is a digital twin?" -> "digital twin")
@@ -192,19 +186,13 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
     LED_PIN"). "What is a/an …?" and "What is …?" ask for the definition of a term of art, which
     the guides must name as a phrase: "What is a digital twin?" (both words in IoT, never as a
     phrase) and "What is a flux capacitor?" (no "flux") stay unknown."""
-    for pattern in _DEFINITION:
-        match = pattern.match(question)
-        if match:
-            break
-    else:
-        return ""
-    term = " ".join(match.group("term").split())
+    term, definite = definition_term(question)
     words = term.split()
     if not words or len(words) > MAX_TERM_WORDS or not any(c.isalpha() for c in term):
         return ""
     if re.search(r"\w['’]s?\b", term):
         return ""  # "the lab's closing time": an attribute of something, not a term
-    if match.group("the") and term.islower() and all(
+    if definite and term.islower() and all(
             (v := word_variants(w)) and in_vocabulary(v[0]) for w in words):
         # "What is the closing time?", "What is the default port?": asks for a value in ordinary
         # words the course uses, not for the definition of a term of art.
@@ -217,7 +205,7 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],
         variants = word_variants(words[0])
         if variants and in_vocabulary(variants[0]):
             return ""
-    elif match.group("the") and words_near is not None and all(any(c.isalnum() for c in w) for w in words):
+    elif definite and words_near is not None and all(any(c.isalnum() for c in w) for w in words):
         singular = words[:-1] + [words[-1][:-1]] if words[-1].lower().endswith("s") and len(words[-1]) > 3 else None
         if words_near(words) or (singular is not None and words_near(singular)):
             return ""

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Collection
 from urllib.parse import unquote, urlsplit
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+from ..text.grammar import MARKDOWN_LINK, link_destination
+
 #: At most this many characters of other text (letters and digits) may surround the link.
 MAX_OTHER_CHARS = 40
 
@@ -28,13 +29,13 @@ MAX_OTHER_CHARS = 40
 def _single_link(text: str, source: str, known: Collection[str]) -> str | None:
     """The course path of the one relative link that is all ``text`` says (at most
     MAX_OTHER_CHARS letters and digits besides it and the heading line), else None."""
-    links = [m for m in _LINK.finditer(text) if not m.group(0).startswith("!")]
+    links = [m for m in MARKDOWN_LINK.finditer(text) if not m.group(0).startswith("!")]
     if len(links) != 1:
         return None
-    target = links[0].group(2).split("#", 1)[0]
+    target = link_destination(links[0]).split("#", 1)[0]
     if not target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("/"):
         return None
-    other = _LINK.sub(" ", text)
+    other = MARKDOWN_LINK.sub(" ", text)
     other = re.sub(r"^#{1,6}\s.*$", " ", other, flags=re.MULTILINE)  # the section's own heading line
     if len(re.sub(r"\W", "", other)) > MAX_OTHER_CHARS:
         return None

@@ -51,6 +51,31 @@ class Retrieval:
     empty_guides: tuple[str, ...] = ()
 
 
+@dataclass
+class _Candidates:
+    """One search's candidates, leg by leg: ``lexical_ids`` (best BM25 first, score > 0) and
+    ``bm25`` (the score of every chunk, chunk id - 1 indexed; None without the lexical leg),
+    ``exact_ids`` (exact-identifier matches), ``semantic`` (``[(chunk id, cosine distance)]``
+    nearest first) and ``vector`` (the query's unit vector; None without the semantic leg),
+    ``similarity`` (chunk id -> cosine similarity, -1..1, higher is more alike; filled in as
+    fusion scores more candidates), ``folder_ids`` and ``folder_lists`` (the named folders' chunks,
+    and their best per leg)."""
+
+    lexical_ids: list[int] = field(default_factory=list)
+    bm25: np.ndarray | None = None
+    exact_ids: list[int] = field(default_factory=list)
+    semantic: list[tuple[int, float]] = field(default_factory=list)
+    vector: np.ndarray | None = None
+    similarity: dict[int, float] = field(default_factory=dict)
+    folder_ids: set[int] = field(default_factory=set)
+    folder_lists: list[list[int]] = field(default_factory=list)
+
+    @property
+    def semantic_ids(self) -> list[int]:
+        """The semantic leg's chunk ids, nearest first."""
+        return [cid for cid, _ in self.semantic]
+
+
 class Retriever:
     """Retrieval over one bundle. ``embedder=None`` (or an embedder that does not match the
     bundle's model) runs in the named degraded state ``keyword-only``.
@@ -99,6 +124,9 @@ class Retriever:
         ``legs`` overrides the retriever's legs for this search (e.g. ``("lexical",)`` to
         measure the BM25 leg alone). ``timings_ms`` holds milliseconds per stage:
         ``lexical``, ``exact``, ``embed``, ``semantic``, ``folders``, ``fusion``.
+
+        Steps: :meth:`_candidates` (each leg's), :meth:`_rank` (fusion and reordering),
+        :meth:`_hits`, then :meth:`_judged` (the evidence gate).
         """
         legs = self.legs if legs is None else _check_legs(legs)
         question = clean_user_text(question[:MAX_QUERY_CHARS])
@@ -106,52 +134,66 @@ class Retriever:
                    if isinstance(m, dict)]
         timings: dict[str, float] = {}
         query = retrieval_query(question, history)
-        previous = previous_user_turn(history, question)
+        found = self._candidates(question, previous_user_turn(history, question), query, legs, timings)
+        t0 = time.perf_counter()
+        fused, rows = self._rank(query, found, k)
+        hits = self._hits(fused, rows, found)
+        timings["fusion"] = _ms_since(t0)
+        return self._judged(question, query, hits, found, timings)
 
-        lexical_ids: list[int] = []
-        bm25 = None
+    def _candidates(self, question: str, previous: str, query: str, legs: tuple[str, ...],
+                    timings: dict[str, float]) -> _Candidates:
+        """Each leg's candidates in ``legs`` (the semantic leg only with an embedder), each leg's
+        milliseconds added to ``timings``. ``previous`` is the previous user turn ('' if none);
+        ``query`` the question joined with it (:func:`retrieval_query`)."""
+        found = _Candidates()
         if "lexical" in legs:
             t0 = time.perf_counter()
             if previous:
-                bm25 = self.lexical_index.scores(question)
-                bm25 += self.settings.history_weight * self.lexical_index.scores(previous)
+                found.bm25 = self.lexical_index.scores(question)
+                found.bm25 += self.settings.history_weight * self.lexical_index.scores(previous)
             else:
-                bm25 = self.lexical_index.scores(query)
+                found.bm25 = self.lexical_index.scores(query)
+            bm25 = found.bm25
             top = top_k(bm25, self.settings.lexical_candidates)  # best first, ties by chunk id
-            lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
-            timings["lexical"] = (time.perf_counter() - t0) * 1000
-
-        exact_ids: list[int] = []
+            found.lexical_ids = [int(i) + 1 for i in top if bm25[i] > 0]
+            timings["lexical"] = _ms_since(t0)
         if "exact" in legs:
             t0 = time.perf_counter()
-            for phrase in extract_identifiers(question):
-                for cid in self.bundle.fts_phrase(phrase, self.settings.exact_candidates):
-                    if cid not in exact_ids:
-                        exact_ids.append(cid)
-            exact_ids = exact_ids[:self.settings.exact_candidates]
-            timings["exact"] = (time.perf_counter() - t0) * 1000
-
-        semantic: list[tuple[int, float]] = []
-        vector = None
+            found.exact_ids = self._exact_candidates(question)
+            timings["exact"] = _ms_since(t0)
         if self.embedder is not None and "semantic" in legs:
             t0 = time.perf_counter()
-            vector = self._query_vector(question, previous)
-            timings["embed"] = (time.perf_counter() - t0) * 1000
+            found.vector = self._query_vector(question, previous)
+            timings["embed"] = _ms_since(t0)
             t0 = time.perf_counter()
-            semantic = self.bundle.knn(vector, self.settings.semantic_candidates)
-            timings["semantic"] = (time.perf_counter() - t0) * 1000
-        semantic_ids = [cid for cid, _ in semantic]
-        similarity = {cid: 1.0 - dist for cid, dist in semantic}
-
-        folder_ids: set[int] = set()
-        folder_lists: list[list[int]] = []
+            found.semantic = self.bundle.knn(found.vector, self.settings.semantic_candidates)
+            timings["semantic"] = _ms_since(t0)
+        found.similarity = {cid: 1.0 - dist for cid, dist in found.semantic}
         if "folders" in legs:
             t0 = time.perf_counter()
-            folder_ids, folder_lists = self._named_folder_candidates(question, bm25, vector, similarity)
-            timings["folders"] = (time.perf_counter() - t0) * 1000
+            found.folder_ids, found.folder_lists = self._named_folder_candidates(
+                question, found.bm25, found.vector, found.similarity)
+            timings["folders"] = _ms_since(t0)
+        return found
 
-        t0 = time.perf_counter()
-        fused = self._fuse(query, lexical_ids, semantic_ids, exact_ids, bm25, vector, similarity, folder_lists)
+    def _exact_candidates(self, question: str) -> list[int]:
+        """Chunk ids containing an identifier of ``question`` verbatim (FTS5 phrase search, each
+        identifier's in turn, :func:`extract_identifiers`), at most ``exact_candidates``."""
+        exact_ids: list[int] = []
+        for phrase in extract_identifiers(question):
+            for cid in self.bundle.fts_phrase(phrase, self.settings.exact_candidates):
+                if cid not in exact_ids:
+                    exact_ids.append(cid)
+        return exact_ids[:self.settings.exact_candidates]
+
+    def _rank(self, query: str, found: _Candidates, k: int) -> tuple[list[tuple[int, float]], dict]:
+        """At most ``k`` ``[(chunk id, fused score)]``, best first, and the chunk rows read so far:
+        the legs fused (:meth:`_fuse`), navigation pages last (:func:`navigation_last`), at most
+        ``per_source`` chunks a guide (:func:`diversify_sources`), the named folders' chunks first,
+        then the pages linked from a hit followed (:func:`follow_links`)."""
+        fused = self._fuse(query, found.lexical_ids, found.semantic_ids, found.exact_ids, found.bm25, found.vector,
+                           found.similarity, found.folder_lists)
         rows: dict = {}
         if self.settings.demote_navigation:  # before crowding, so a guide's places go to sections with content
             window = k + self.settings.navigation_window
@@ -161,25 +203,36 @@ class Retriever:
             sources = self.bundle.chunk_sources
             fused = diversify_sources(fused, lambda cid: int(sources[cid]) if cid < sources.shape[0] else -cid,
                                       self.settings.per_source, self.settings.crowding_factor)
+        folder_ids = found.folder_ids
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
         fused = fused[:k]
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         fused = follow_links(fused, rows, self.bundle.first_chunks, k)
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
-        lexical_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
-        semantic_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
-        exact = set(exact_ids)
-        hits = tuple(
+        return fused, rows
+
+    @staticmethod
+    def _hits(fused: list[tuple[int, float]], rows: dict, found: _Candidates) -> tuple[Hit, ...]:
+        """A :class:`Hit` for each fused chunk whose row was read, with its rank in each leg."""
+        lexical_rank = {cid: r for r, cid in enumerate(found.lexical_ids, 1)}
+        semantic_rank = {cid: r for r, cid in enumerate(found.semantic_ids, 1)}
+        exact = set(found.exact_ids)
+        similarity = found.similarity
+        return tuple(
             Hit(chunk_id=cid, key=rows[cid].key, source=rows[cid].source, heading=rows[cid].heading,
                 anchor=rows[cid].anchor, span=rows[cid].span, text=rows[cid].text, score=float(score),
                 lexical_rank=lexical_rank.get(cid), semantic_rank=semantic_rank.get(cid),
                 similarity=similarity.get(cid), exact_match=cid in exact)
             for cid, score in fused if cid in rows)
-        timings["fusion"] = (time.perf_counter() - t0) * 1000
 
-        best_similarity = max((1.0 - d for _, d in semantic), default=0.0) if vector is not None else None
+    def _judged(self, question: str, query: str, hits: tuple[Hit, ...], found: _Candidates,
+                timings: dict[str, float]) -> Retrieval:
+        """The :class:`Retrieval` of ``hits`` with the evidence gate's verdict
+        (:func:`~app.retrieval.gate.judge`) and the empty guides the question names."""
+        best_similarity = max((1.0 - d for _, d in found.semantic), default=0.0) if found.vector is not None else None
         empty = self._empty_guides_named(question)
+        lexical_ids, exact_ids = found.lexical_ids, found.exact_ids
         judgement = judge(question, best_similarity=best_similarity, exact_matches=len(exact_ids),
                           in_vocabulary=self.lexical_index.has_token,
                           phrase_found=lambda phrase: bool(self.bundle.fts_phrase(phrase, 1)),
@@ -303,3 +356,8 @@ def _check_legs(legs) -> tuple[str, ...]:
     if unknown or not legs:
         raise ValueError(f"legs must be a non-empty subset of {', '.join(LEGS)} (got {', '.join(legs) or 'none'})")
     return legs
+
+
+def _ms_since(t0: float) -> float:
+    """Milliseconds since ``t0`` (a :func:`time.perf_counter` reading)."""
+    return (time.perf_counter() - t0) * 1000

@@ -1,0 +1,207 @@
+"""Scorers of answer blocks: how well each block of a passage answers the question (higher is better).
+
+A block's score starts as its :func:`word_share` (the question's words it holds) plus
+:func:`exact_bonus` and :func:`shape_bonus` (:func:`score_block`); that score chooses which passages
+are quoted (app/answer/rules.py). Then each :class:`Scorer` adds to the scores of the quoted
+passages' blocks: :class:`SimilarityScorer` (the block's meaning), and the place where a relevance
+model of our own (issue 24) plugs in as one more scorer (:func:`rescore`). docs/answers.md, "Quote
+selection: the pipeline", names each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Protocol, Sequence
+
+from ..records import Passage
+from ..retrieval.settings import HISTORY_WEIGHT
+from ..text.grammar import MARKDOWN_LINK
+from ..text.tokenize import document_tokens
+from .blocks import Unit
+from .settings import AnswerSettings
+
+Word = tuple[str, ...]
+
+#: A block holding a number or a name in code: what a "which one / how much" question asks for.
+_HAS_VALUE = re.compile(r"\d|`[^`\n]+`")
+_URL = re.compile(r"https?://\S+")
+_LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s")
+_DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What quote selection needs of the question, parsed once (app/answer/extractive.py
+    ``make_query``): its ``words`` and the previous turn's (``context``, counting ``context_weight``
+    of the question's own), each a word's variants (:func:`~app.text.tokenize.query_words`); its
+    ``kind`` (``how``, ``name``, ``value`` or ``other``); its ``code`` tokens matched verbatim; whether
+    it asks for a count (``counting``); and ``weight(word)``, a word's weight (the bundle's IDF; None:
+    1 each)."""
+
+    words: tuple[Word, ...]
+    context: tuple[Word, ...] = ()
+    kind: str = "other"
+    code: tuple[str, ...] = ()
+    counting: bool = False
+    weight: Callable[[Word], float] | None = field(default=None, compare=False)
+    context_weight: float = HISTORY_WEIGHT
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One answer block of a passage with its score so far (higher is better; 0: no question word)."""
+
+    unit: Unit
+    score: float
+
+
+@dataclass(frozen=True)
+class PassageBlocks:
+    """A passage and its scored blocks, in reading order (``candidates[i].unit.order == i``)."""
+
+    passage: Passage
+    candidates: tuple[Candidate, ...]
+
+    def ranked(self) -> list[Candidate]:
+        """The candidates best first (ties: reading order)."""
+        return sorted(self.candidates, key=lambda c: (-c.score, c.unit.order))
+
+
+@lru_cache(maxsize=8192)
+def text_tokens(text: str) -> frozenset[str]:
+    """The document tokens of ``text`` (:func:`~app.text.tokenize.document_tokens`), as a set."""
+    return frozenset(document_tokens(text))
+
+
+def found_words(words: Sequence[Word], tokens: frozenset[str], heading_tokens: frozenset[str],
+             weight: Callable[[Word], float] | None, heading_weight: float) -> float:
+    """Found question words, each counting its ``weight`` (1 when None) in ``tokens`` and
+    ``heading_weight`` times that when found only in ``heading_tokens``."""
+    found = 0.0
+    for w in words:
+        if any(v in tokens for v in w):
+            found += weight(w) if weight else 1.0
+        elif any(v in heading_tokens for v in w):
+            found += heading_weight * (weight(w) if weight else 1.0)
+    return found
+
+
+def holds_question_word(unit: Unit, words: Sequence[Word]) -> bool:
+    """Whether the block's own text (not its heading) holds one of ``words``."""
+    return found_words(words, text_tokens(unit.match_text), frozenset(), None, 0.0) > 0
+
+
+def word_share(query: Query, unit: Unit, settings: AnswerSettings) -> float:
+    """``word_share``: the weighted share of the question's words the block holds, 0..1 (a word found
+    only in its heading counts ``settings.heading_weight``; previous-turn words ``query.context_weight``
+    of the question's own); 0 for a question without words."""
+    words, context, weight = query.words, query.context, query.weight
+    if not words and not context:
+        return 0.0
+    tokens, heading_tokens = text_tokens(unit.match_text), text_tokens(unit.heading)
+    share = settings.heading_weight
+    found = (found_words(words, tokens, heading_tokens, weight, share)
+             + query.context_weight * found_words(context, tokens, heading_tokens, weight, share))
+    total = sum(weight(w) for w in words) + query.context_weight * sum(weight(w) for w in context) if weight \
+        else len(words) + query.context_weight * len(context)
+    return found / max(1e-9, total)
+
+
+def verbatim_share(tokens: Sequence[str], text: str) -> float:
+    """Share of ``tokens`` found in ``text`` as whole tokens (not inside a longer run of symbols
+    or word characters: ``===`` is not in ``!==``); 0 for no tokens."""
+    if not tokens:
+        return 0.0
+    found = 0
+    for token in tokens:
+        edge_l = r"(?<![\w=!<>&|+\-*/%^~:.?])" if not token[0].isalnum() else r"(?<![\w])"
+        edge_r = r"(?![\w=!<>&|+\-*/%^~])" if not token[-1].isalnum() else r"(?![\w])"
+        if re.search(edge_l + re.escape(token) + edge_r, text):
+            found += 1
+    return found / len(tokens)
+
+
+def exact_bonus(query: Query, unit: Unit, settings: AnswerSettings) -> float:
+    """``exact_bonus``: ``settings.exact_bonus`` times the share of the question's code tokens the block
+    holds verbatim (the words of the ``===`` and ``!==`` rows are the same, their symbols are not)."""
+    return settings.exact_bonus * verbatim_share(query.code, unit.match_text) if query.code else 0.0
+
+
+def has_value(text: str) -> bool:
+    """Whether ``text`` holds a number or a name in code, not counting list numbers and link targets."""
+    return bool(_HAS_VALUE.search(_URL.sub("", MARKDOWN_LINK.sub(r"\1", _LIST_NUMBER.sub("", text)))))
+
+
+def shape_bonus(query: Query, unit: Unit, settings: AnswerSettings) -> float:
+    """``shape_bonus``: when the block holds a question word in its own text and has the shape the
+    question's kind asks for, ``settings.how_bonus`` (code, a command or numbered steps for ``how``),
+    ``name_bonus`` (a definition for ``name``) or ``value_bonus`` (a number or a name in code for
+    ``value``); else 0."""
+    if not holds_question_word(unit, query.words):
+        return 0.0
+    if query.kind == "how" and (unit.has_code or unit.is_steps):
+        return settings.how_bonus
+    if query.kind == "name" and _DEFINITION.search(unit.match_text):
+        return settings.name_bonus
+    if query.kind == "value" and has_value(unit.text):
+        return settings.value_bonus
+    return 0.0
+
+
+def score_block(query: Query, unit: Unit, settings: AnswerSettings) -> float:
+    """A block's score before the scorers of :func:`rescore` (higher is better; 0..1 plus bonuses of at
+    most ``exact_bonus`` and the largest shape bonus): :func:`word_share` + :func:`exact_bonus` +
+    :func:`shape_bonus`, each bonus only when switched on; 0 for a question without words."""
+    if not query.words and not query.context:
+        return 0.0
+    score = word_share(query, unit, settings)
+    if query.code and settings.on("exact_bonus"):
+        score += exact_bonus(query, unit, settings)
+    if settings.on("shape_bonus"):
+        score += shape_bonus(query, unit, settings)
+    return score
+
+
+class Scorer(Protocol):
+    """A scorer run on the quoted passages' blocks (:func:`rescore`): for each passage, one number per
+    block (in ``candidates`` order) added to its score; 0.0 leaves a block as it was. Higher is better;
+    ``name`` names it in logs and docs. A relevance model of our own (issue 24) is one of these."""
+
+    @property
+    def name(self) -> str: ...
+
+    def __call__(self, query: Query, passages: Sequence[PassageBlocks]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True)
+class SimilarityScorer:
+    """``similarity``: ``settings.similarity_weight`` times the cosine (negative: 0) of the question to
+    each passage's ``settings.similarity_blocks`` best blocks so far (heading and text, first
+    ``settings.similarity_chars`` characters), in one call of ``similarity(texts)``, which returns one
+    cosine per text. Meaning as well as words: a paraphrased question matches the block that answers
+    it; only a few blocks are embedded because the time to evidence grows with their number."""
+
+    similarity: Callable[[list[str]], list[float]]
+    settings: AnswerSettings
+    name: str = "similarity"
+
+    def __call__(self, query: Query, passages: Sequence[PassageBlocks]) -> list[list[float]]:
+        s = self.settings
+        keep = [{id(c.unit) for c in p.ranked()[:s.similarity_blocks]} for p in passages]
+        texts = [f"{c.unit.heading}: {c.unit.match_text}"[:s.similarity_chars]
+                 for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
+        sims = iter(self.similarity(texts))
+        return [[s.similarity_weight * max(0.0, float(next(sims))) if id(c.unit) in k else 0.0
+                 for c in p.candidates] for p, k in zip(passages, keep)]
+
+
+def rescore(query: Query, passages: list[PassageBlocks], scorers: Sequence[Scorer]) -> list[PassageBlocks]:
+    """``passages`` with each scorer's numbers added to their blocks' scores, scorers in order (each
+    sees the scores the ones before it left)."""
+    for scorer in scorers:
+        added = scorer(query, passages)
+        passages = [PassageBlocks(p.passage, tuple(Candidate(c.unit, c.score + a) for c, a in zip(p.candidates, adds)))
+                    for p, adds in zip(passages, added)]
+    return passages

@@ -1,0 +1,175 @@
+"""The question, parsed once: a :class:`Question` record built by :func:`parse_question`.
+
+Each rule that depends on the question's shape reads this record (or the one small function
+here that fills its field) instead of matching the question again: the answerer's
+:func:`asks_outline`, the evidence gate's :func:`definition_term`, the follow-up rule
+:func:`refers_back`, and the quote selector's :func:`question_kind`, :func:`asks_count` and
+:func:`code_tokens` (``app/answer/extractive.py`` still has its own copies of the last three
+grammars until it switches to this record). docs/answers.md, "The question".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from .ingest.language import question_language
+from .retrieval.identifiers import extract_identifiers
+from .retrieval.settings import MAX_QUERY_CHARS
+
+#: A question about the course's outline ("How many lessons are there?", "What does this course
+#: cover?"): no one section answers it, so retrieval finds none (MiniLM similarity 0.20 on the demo
+#: course); the lesson guides' titles, in course order, do.
+_KINDS = r"(?:lessons|chapters|units|modules|projects|parts|topics)"
+OUTLINE = re.compile(
+    rf"^\s*(?:how many {_KINDS}(?: are there| does (?:the|this) course have| (?:are )?in (?:the|this) course)?|"
+    rf"what {_KINDS} (?:are there|are in (?:the|this) course|(?:does|do) (?:the|this) course (?:have|cover|include|contain))|"
+    rf"(?:list|show me|give me|tell me)(?: all)?(?: of)? the {_KINDS}(?: of| in)?(?: (?:the|this) course)?|"
+    r"what(?:'s|’s| is) in (?:this|the) course|what does (?:this|the) course (?:cover|teach|contain|include)|"
+    rf"what (?:are|is) (?:the|this) course(?:'s|’s)? (?:{_KINDS}|structure|outline))\s*[?.!]*\s*$",
+    re.IGNORECASE)
+
+#: "What is a digital twin?", "What are geofences?", "What does QoS mean?": the term asked about
+#: (group ``term``; group ``the`` when "the" precedes it). The one place "what does X mean" is written.
+DEFINITION = (
+    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|(?P<the>the)\s+)?"
+               r"(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s*\??\s*$", re.IGNORECASE),
+    re.compile(r"^\s*what\s+does\s+(?:an?\s+|(?P<the>the)\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
+               r"\s*\??\s*$", re.IGNORECASE),
+)
+
+#: Words and openings by which a question refers back to the previous turn ("which socket does *it*
+#: plug into?", "can I have more than one of *those*?", "*and* what if…", "what about…").
+REFERS_BACK = re.compile(
+    r"\b(it|its|it's|itself|that|this|those|these|they|them|their|theirs|there|he|she|his|her|same|"
+    r"also|instead|else|one|ones|former|latter|above|previous|earlier)\b|^\s*(and|but|so|ok|okay|then|"
+    r"what about|how about)\b", re.IGNORECASE)
+
+#: A question asking for a count ("how many steps…", "the number of rules").
+COUNT = re.compile(r"\bhow many\b|\bthe number of\b", re.I)
+#: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
+#: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
+#: option…". Not "how far / many / long…" (a quantity: a ``value`` question). Six dev sets: WD +1, no other count moved.
+HOW = re.compile(r"^\s*(how\b(?!\s+(many|much|long|far|often|big|fast|large|small)\b)|"
+                 r"what (command|code|steps?)\b|which (command|function|method)\b|"
+                 r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
+                 r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
+                 r"\bwhat (fixes|solves)\b|\bwhat (do|should|can) (i|we) (do|run|type)\b|"
+                 r"\bis there (a|an) (\w+ )?(command|option|flag|setting|way)\b", re.I)
+#: A question asking what something is called or stands for (not measured on its own).
+NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
+                  r"known as|what does \S+ mean)\b", re.I)
+#: A question asking which one or how much: a number, a setting, a name in code (not measured on its own).
+VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|often|big|fast|large|small)\b|"
+                   r"\bby default\b|\b(what|which) (\w+ )?(value|number|default|setting)s?\b|\bset to\b", re.I)
+#: An operator of two to four symbols in the question (``===``, ``&&``, ``->``): a code token.
+OPERATOR = re.compile(r"(?<![^\s`(])[=!<>&|+\-*/%^~:.?]{2,4}(?![^\s`),.;?])")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question, parsed once (:func:`parse_question`).
+
+    ``text`` as asked; ``kind`` (:func:`question_kind`: ``how``, ``name``, ``value`` or ``other``);
+    ``counting`` (:func:`asks_count`); ``outline`` (:func:`asks_outline`); ``defined_term`` and
+    ``definite`` (:func:`definition_term`: the term a "what is / what does … mean" question asks
+    about, '' if none, and whether "the" precedes it); ``code_tokens`` (:func:`code_tokens`);
+    ``language`` (a property, worked out when first read); ``refers_back`` (:func:`refers_back`) and ``context`` (the previous
+    user turn it refers back to, at most MAX_QUERY_CHARS characters; '' for a new question)."""
+
+    text: str
+    kind: str = "other"
+    counting: bool = False
+    outline: bool = False
+    defined_term: str = ""
+    definite: bool = False
+    code_tokens: tuple[str, ...] = ()
+    refers_back: bool = False
+    context: str = ""
+
+    @cached_property
+    def language(self) -> str:
+        """The question's language tag (:func:`~app.ingest.language.question_language`: ``en``,
+        ``de``…; '' when unclear). Lazy: the language model's first use loads it (about 1.2 s)."""
+        return question_language(self.text)
+
+    @property
+    def shape(self) -> str:
+        """One word for the question's shape, first match wins: ``outline``, ``definition``,
+        ``how-many``, then :attr:`kind` (``how``, ``name``, ``value``, ``other``)."""
+        if self.outline:
+            return "outline"
+        if self.defined_term:
+            return "definition"
+        if self.counting:
+            return "how-many"
+        return self.kind
+
+
+def parse_question(text: str, history: list[dict] | None = None) -> Question:
+    """The :class:`Question` record of ``text``; ``history`` (chat messages, ``role`` and
+    ``content``) gives the previous user turn for a question that refers back to it."""
+    term, definite = definition_term(text)
+    back = refers_back(text)
+    return Question(text=text, kind=question_kind(text), counting=asks_count(text), outline=asks_outline(text),
+                    defined_term=term, definite=definite, code_tokens=tuple(code_tokens(text)),
+                    refers_back=back,
+                    context=last_user_turn(history) if back else "")
+
+
+def asks_outline(question: str) -> bool:
+    """Whether ``question`` asks about the course's outline (:data:`OUTLINE`)."""
+    return bool(OUTLINE.search(question))
+
+
+def definition_term(question: str) -> tuple[str, bool]:
+    """``(term, definite)`` of a question that is nothing but "what is / what are / what does …
+    mean" about a term (:data:`DEFINITION`): the term with its spaces collapsed, and whether "the"
+    precedes it; ``("", False)`` for any other question."""
+    for pattern in DEFINITION:
+        match = pattern.match(question)
+        if match:
+            return " ".join(match.group("term").split()), bool(match.group("the"))
+    return "", False
+
+
+def refers_back(question: str) -> bool:
+    """Whether ``question`` refers back to the previous turn (:data:`REFERS_BACK`: a pronoun such
+    as *it*, *those*, *their*, or an opening such as "And…", "What about…"; in its first
+    MAX_QUERY_CHARS characters)."""
+    return bool(REFERS_BACK.search(question[:MAX_QUERY_CHARS]))
+
+
+def last_user_turn(history: list[dict] | None) -> str:
+    """The last non-empty user message of ``history``, cut to MAX_QUERY_CHARS characters; ''."""
+    previous = [m["content"] for m in (history or []) if m.get("role") == "user" and m.get("content")]
+    return previous[-1][:MAX_QUERY_CHARS] if previous else ""
+
+
+def asks_count(question: str) -> bool:
+    """Whether the question asks for a count ("how many…", "the number of…")."""
+    return bool(COUNT.search(question))
+
+
+def question_kind(question: str) -> str:
+    """``how`` (asks for steps, a command or code), ``name`` (asks what something is called or
+    stands for), ``value`` (asks which one or how much: a number, a setting, a name in code) or
+    ``other``; first match wins, in that order."""
+    if HOW.search(question):
+        return "how"
+    if NAME.search(question):
+        return "name"
+    if VALUE.search(question):
+        return "value"
+    return "other"
+
+
+def code_tokens(question: str) -> list[str]:
+    """The question's code tokens matched verbatim: identifiers (:func:`extract_identifiers`, single
+    tokens with a symbol or digit, or lowerCamelCase; not product names such as ``JavaScript``) and
+    operators of two to four symbols (``===``, ``&&``, ``->``)."""
+    tokens = [t for t in extract_identifiers(question) if " " not in t.strip()
+              and (re.search(r"[^A-Za-z]", t.strip("`")) or re.match(r"[a-z]+[A-Z]", t.strip("`")))]
+    tokens += [m.group() for m in OPERATOR.finditer(question) if m.group() not in ("..", "...", "--")]
+    return list(dict.fromkeys(t.strip("`") for t in tokens if t.strip("`")))
