@@ -4,8 +4,8 @@ Each rule that depends on the question's shape reads this record (or the one sma
 here that fills its field) instead of matching the question again: the answerer's
 :func:`asks_outline`, the evidence gate's :func:`definition_term`, the follow-up rule
 :func:`refers_back`, and the quote selector's :func:`question_kind`, :func:`asks_count` and
-:func:`code_tokens` (``app/answer/extractive.py`` still has its own copies of the last three
-grammars until it switches to this record). docs/answers.md, "The question".
+:func:`code_tokens` (``app/answer/extractive.py`` imports the grammars from here; it does not yet
+read the record itself). docs/answers.md, "The question".
 """
 
 from __future__ import annotations

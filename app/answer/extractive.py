@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from ..ingest.markdown import parse_blocks
+from ..question import COUNT, HOW, NAME, OPERATOR, VALUE
 from ..records import Passage
 from ..retrieval.identifiers import extract_identifiers
 from ..text.tokenize import query_words
@@ -39,26 +40,11 @@ from .scorers import Candidate, PassageBlocks, Query, Scorer, SimilarityScorer, 
 from .settings import PARTIAL_LIST_NOTE as PARTIAL_LIST_NOTE
 from .settings import AnswerSettings
 
-#: A question asking for a count ("how many steps…", "the number of rules"): a list it quotes that
-#: goes on beyond the quoted passages gets PARTIAL_LIST_NOTE (rule ``partial_list``), and every item
-#: of a list it quotes is shown (rule ``counting``).
-_COUNT = re.compile(r"\bhow many\b|\bthe number of\b", re.I)
-
-#: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
-#: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
-#: option…". Not "how far / many / long…" (a quantity: a ``value`` question). Six dev sets: WD +1, no other count moved.
-_HOW = re.compile(r"^\s*(how\b(?!\s+(many|much|long|far|often|big|fast|large|small)\b)|"
-                  r"what (command|code|steps?)\b|which (command|function|method)\b|"
-                  r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
-                  r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
-                  r"\bwhat (fixes|solves)\b|\bwhat (do|should|can) (i|we) (do|run|type)\b|"
-                  r"\bis there (a|an) (\w+ )?(command|option|flag|setting|way)\b", re.I)
-_NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
-                   r"known as|what does \S+ mean)\b", re.I)
-_VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|often|big|fast|large|small)\b|"
-                    r"\bby default\b|\b(what|which) (\w+ )?(value|number|default|setting)s?\b|\bset to\b", re.I)
-#: An operator of two to four symbols in the question (``===``, ``&&``, ``->``): a code token.
-_OPERATOR = re.compile(r"(?<![^\s`(])[=!<>&|+\-*/%^~:.?]{2,4}(?![^\s`),.;?])")
+# The question-shape grammars live in app/question.py (one copy; issue 25): a count (``COUNT``: a list it
+# quotes that goes on beyond the quoted passages gets PARTIAL_LIST_NOTE, rule ``partial_list``, and every item
+# of a list it quotes is shown, rule ``counting``), steps (``HOW``), a name (``NAME``), a value (``VALUE``) and
+# an operator as a code token (``OPERATOR``).
+_COUNT, _HOW, _NAME, _VALUE, _OPERATOR = COUNT, HOW, NAME, VALUE, OPERATOR
 
 
 def asks_count(question: str) -> bool:
