@@ -24,14 +24,12 @@ by leaving its name out of ``AnswerSettings.rules``.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import replace
 from typing import Callable, Sequence
 
 from ..ingest.markdown import parse_blocks
-from ..question import COUNT, HOW, NAME, OPERATOR, VALUE
+from ..question import asks_count, code_tokens, question_kind
 from ..records import Passage
-from ..retrieval.identifiers import extract_identifiers
 from ..text.tokenize import query_words
 from .blocks import Unit, passage_units
 from .quotes import Quote as Quote
@@ -40,38 +38,8 @@ from .scorers import Candidate, PassageBlocks, Query, Scorer, SimilarityScorer, 
 from .settings import PARTIAL_LIST_NOTE as PARTIAL_LIST_NOTE
 from .settings import AnswerSettings
 
-# The question-shape grammars live in app/question.py (one copy; issue 25): a count (``COUNT``: a list it
-# quotes that goes on beyond the quoted passages gets PARTIAL_LIST_NOTE, rule ``partial_list``, and every item
-# of a list it quotes is shown, rule ``counting``), steps (``HOW``), a name (``NAME``), a value (``VALUE``) and
-# an operator as a code token (``OPERATOR``).
-_COUNT, _HOW, _NAME, _VALUE, _OPERATOR = COUNT, HOW, NAME, VALUE, OPERATOR
-
-
-def asks_count(question: str) -> bool:
-    """Whether the question asks for a count ("how many…", "the number of…")."""
-    return bool(_COUNT.search(question))
-
-
-def question_kind(question: str) -> str:
-    """``how`` (asks for steps, a command or code), ``name`` (asks what something is called or
-    stands for), ``value`` (asks which one or how much: a number, a setting, a name in code) or ``other``."""
-    if _HOW.search(question):
-        return "how"
-    if _NAME.search(question):
-        return "name"
-    if _VALUE.search(question):
-        return "value"
-    return "other"
-
-
-def code_tokens(question: str) -> list[str]:
-    """The question's code tokens matched verbatim: identifiers (:func:`extract_identifiers`, single
-    tokens with a symbol or digit, or lowerCamelCase; not product names such as ``JavaScript``) and
-    operators of two to four symbols (``===``, ``&&``, ``->``)."""
-    tokens = [t for t in extract_identifiers(question) if " " not in t.strip()
-              and (re.search(r"[^A-Za-z]", t.strip("`")) or re.match(r"[a-z]+[A-Z]", t.strip("`")))]
-    tokens += [m.group() for m in _OPERATOR.finditer(question) if m.group() not in ("..", "...", "--")]
-    return list(dict.fromkeys(t.strip("`") for t in tokens if t.strip("`")))
+# The question's shape (``asks_count``, ``question_kind``, ``code_tokens``) is read by app/question.py's
+# functions, the one copy of its grammars (issue 25).
 
 
 def make_query(question: str, context: str = "",
