@@ -66,6 +66,7 @@ lint: $(STAMP)
 dist: models
 	@test -f "$(BUNDLE)" || { echo "The bundle $(BUNDLE) does not exist; run \`make bundle\` or \`lantern build COURSE -o $(BUNDLE)\` first." >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet "pyinstaller>=6.22,<7"
+	LANTERN_QT_BIN=$(BIN) scripts/translations.sh release  # the window's .qm from its .ts (committed too)
 	LANTERN_DIST_BUNDLE="$(BUNDLE)" LANTERN_DIST_MODEL="$(MODEL)" $(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 	du -sh dist/lantern
 

@@ -42,11 +42,37 @@ def load_embedder():
 
 def load_chat_model(model_path: Path | None, threads: int):
     """The chat GGUF ``model_path`` (default: the settings' choice, else the manifest's) on
-    ``threads`` CPU threads (0 = all cores but one)."""
+    ``threads`` CPU threads (0 = all cores but one); with the lab's model engine set
+    (``--model-url`` or the settings' ``model_url``), that engine, the GGUF as its fallback when it loads."""
     from .answer.llm import LlamaChatModel
+    from .answer.remote import configured_engine, remote_chat_model
     from .config import default_chat_model
 
+    engine = configured_engine()
+    if engine is not None:
+        return remote_chat_model(engine, lambda: LlamaChatModel(model_path or default_chat_model(), threads=threads))
     return LlamaChatModel(model_path or default_chat_model(), threads=threads)
+
+
+#: Environment variable naming a relevance-model folder (model.onnx, tokenizer.json) to re-rank with, for
+#: measuring a trained model before it is pinned (scripts/relevance_eval.sh, docs/retrieval.md).
+RELEVANCE_ENV = "LANTERN_RELEVANCE_MODEL"
+
+
+def load_relevance(warn: Warn | None = None):
+    """The relevance model named by :data:`RELEVANCE_ENV`, or None (no model: fused order, the state
+    ``no-relevance-model``). A damaged model is reported through ``warn`` and not used."""
+    import os
+
+    folder = os.environ.get(RELEVANCE_ENV, "")
+    if not folder:
+        return None
+    from .retrieval.relevance import NO_RELEVANCE_MODEL, load_relevance_model
+
+    model, problem = load_relevance_model(Path(folder))
+    if model is None and warn is not None:
+        warn(NO_RELEVANCE_MODEL, problem)
+    return model
 
 
 def build_retriever(bundle: BundleReader, *, embedder=LOAD, fusion: str | None = None,
@@ -64,7 +90,9 @@ def build_retriever(bundle: BundleReader, *, embedder=LOAD, fusion: str | None =
                 raise
             warn(NO_EMBEDDER, str(exc))
             embedder = None
-    retriever = Retriever(bundle, embedder) if fusion is None else Retriever(bundle, embedder, fusion=fusion)
+    relevance = load_relevance(warn)
+    retriever = Retriever(bundle, embedder, relevance=relevance) if fusion is None else \
+        Retriever(bundle, embedder, fusion=fusion, relevance=relevance)
     if retriever.degraded_reason and embedder is not None and warn is not None:
         warn(EMBEDDER_MISMATCH, retriever.degraded_reason)
     return retriever

@@ -23,11 +23,16 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .answer.remote import add_model_url_argument, use_model_url
 from .bundle.library import default_bundle
 from .cli_course import INSTRUCTOR_COMMANDS, LIBRARY_COMMANDS, _add_instructor_commands, _add_library_commands, _count
 from .errors import BundleError, LanternError
+from .export.cli import add_export_command, ask_markdown, cmd_export
 from .records import join_heading
+from .report.cli import REPORT_COMMANDS, add_report_command
+from .report.recorder import record_cli_reply
 from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
+from .serve.command import SERVE_COMMANDS, add_serve_command
 from .text.grammar import CITATION_MARKER, citation_numbers
 
 log = logging.getLogger("lantern")
@@ -52,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantern {__version__}")
     parser.add_argument("--bundle", type=Path, help="course bundle to open in the desktop app")
     parser.add_argument("--model", type=Path, help="chat model (GGUF file) for the desktop app")
+    add_model_url_argument(parser)
     parser.add_argument("--self-test", action="store_true",
                         help="open the bundle, load both models, answer one question with a citation, "
                         "print a one-line report and exit (0 when everything works)")
@@ -93,10 +99,16 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
         else:
             cmd.add_argument("--model", type=Path, help="chat model GGUF (default: the settings file's, or models/)")
+            add_model_url_argument(cmd)
             cmd.add_argument("--search-only", action="store_true", help="do not load the chat model; show passages")
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
+            cmd.add_argument("--format", choices=("text", "markdown"), default="text",
+                             help="markdown: the reply with its reference list as Markdown (docs/gui.md, Export)")
     _add_instructor_commands(sub)
     _add_library_commands(sub)
+    add_report_command(sub)
+    add_serve_command(sub)
+    add_export_command(sub)
 
     ev = sub.add_parser("eval", help="measure retrieval on a labelled question file",
                         description="Run every question of a question file (JSON Lines, format in docs/eval.md) "
@@ -292,7 +304,14 @@ def _cmd_ask(args) -> int:
                                 chat_model=None if args.search_only else LOAD, model_path=args.model,
                                 warn=_warn("Showing the best passages instead"))
     if args.json:
-        print(json.dumps(assistant.answer(args.query, history).as_json(), ensure_ascii=False))
+        answer = assistant.answer(args.query, history)
+        print(json.dumps(answer.as_json(), ensure_ascii=False))
+        record_cli_reply(bundle, args.query, answer)  # the instructor's report, when it is on
+        return 0
+    if args.format == "markdown":  # the reply and its reference list (app/export)
+        answer = assistant.answer(args.query, history)
+        print(ask_markdown(args.query, answer, bundle), end="")
+        record_cli_reply(bundle, args.query, answer)
         return 0
     # Text output: the evidence first, as soon as retrieval is done, then the model's sentences
     # that passed every check, one by one (nothing unverified is printed), then the sources. The
@@ -312,6 +331,7 @@ def _cmd_ask(args) -> int:
         print(_shown_numbers(text, shown, None), flush=True)
 
     answer = assistant.answer(args.query, history, on_evidence=show_evidence, on_sentence=show_sentence)
+    record_cli_reply(bundle, args.query, answer)  # the instructor's report, when it is on
     if not printed["evidence"]:
         print(_shown_numbers(answer.text, shown, {p.n for p in answer.passages}))
     listed = answer.citations or ([] if printed["evidence"] else answer.passages)
@@ -395,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args = _parser().parse_args(argv)
     try:
+        use_model_url(getattr(args, "model_url", None))  # the lab's model engine, for this run only
         if args.self_test:
             return _cmd_self_test(args)
         if args.command is None:
@@ -408,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
         commands = {"build": _cmd_build, "search": _cmd_search, "ask": _cmd_ask, "eval": _cmd_eval}
         commands.update(INSTRUCTOR_COMMANDS)
         commands.update(LIBRARY_COMMANDS)
+        commands.update(REPORT_COMMANDS)
+        commands.update(SERVE_COMMANDS)
+        commands["export"] = lambda args: cmd_export(args, _read_history)
         return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)

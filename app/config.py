@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from platformdirs import user_config_dir
@@ -67,12 +67,28 @@ class Settings:
     ``bundle`` and ``chat_model`` are file paths ('' means the default; ``chat_model`` may also be
     an optional model's id from the manifest); ``threads`` is
     the number of CPU threads for the LLM (0 means all cores but one); ``font_size`` is in points.
+    ``model_url`` is the lab's OpenAI-compatible model engine ('' means none: the in-app model, and no
+    connection at all), ``api_key`` its optional key (sent as a Bearer header, never logged, left
+    out of ``repr``), ``engine_model`` the model name to request ('' lets the engine choose), and
+    ``connect_timeout_s`` / ``read_timeout_s`` its timeouts in seconds (app/answer/remote.py).
     """
 
     bundle: str = ""
     chat_model: str = ""
     threads: int = 0
     font_size: int = 11
+    model_url: str = ""
+    api_key: str = field(default="", repr=False)
+    engine_model: str = ""
+    connect_timeout_s: int = 5
+    read_timeout_s: int = 60
+    #: The instructor's report (app/report): a local log of questions, without names; off by default.
+    instructor_report: bool = False
+    #: Days a question stays in that log; older ones are deleted each time the log is opened.
+    report_retention_days: int = 90
+    #: The window's language: a code such as ``fr`` or ``es`` ('' follows the system's language, and
+    #: so does a language the window is not translated to); read when the window opens (app/gui/translation.py).
+    ui_language: str = ""
 
     @classmethod
     def load(cls) -> "Settings":
@@ -91,7 +107,10 @@ class Settings:
 
 #: The type and, for numbers, the allowed range (inclusive) of each setting.
 _SETTING_RULES = {"bundle": (str, None), "chat_model": (str, None), "threads": (int, (0, 1024)),
-                  "font_size": (int, (6, 72))}
+                  "font_size": (int, (6, 72)), "model_url": (str, None), "api_key": (str, None),
+                  "engine_model": (str, None), "connect_timeout_s": (int, (1, 300)), "read_timeout_s": (int, (1, 3600)),
+                  "instructor_report": (bool, None), "report_retention_days": (int, (1, 3650)),
+                  "ui_language": (str, None)}
 
 
 def _read_settings(cls) -> tuple["Settings", list[str]]:
@@ -114,16 +133,17 @@ def _read_settings(cls) -> tuple["Settings", list[str]]:
     if not isinstance(data, dict):
         return cls(), [f"The settings file {path} should hold a JSON object of settings; the defaults are used."]
     values, problems = {}, []
-    for name in (f.name for f in fields(cls)):
-        if name not in data:
-            continue
+    for name in [f.name for f in fields(cls) if f.name in data]:
         value = data[name]
         kind, bounds = _SETTING_RULES[name]
-        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        if kind is bool and not isinstance(value, bool):
+            problems.append(f"The setting `{name}` in {path} must be true or false (got {json.dumps(value)}); "
+                            "the default is used.")
+        elif kind is int and (isinstance(value, bool) or not isinstance(value, int)):
             problems.append(f"The setting `{name}` in {path} must be a whole number (got {json.dumps(value)}); "
                             "the default is used.")
         elif kind is str and not isinstance(value, str):
-            problems.append(f"The setting `{name}` in {path} must be a file path in quotes (got {json.dumps(value)}); "
+            problems.append(f"The setting `{name}` in {path} must be text in quotes (got {json.dumps(value)}); "
                             "the default is used.")
         elif bounds and not bounds[0] <= value <= bounds[1]:
             problems.append(f"The setting `{name}` in {path} must be between {bounds[0]} and {bounds[1]} "

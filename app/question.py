@@ -14,55 +14,34 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from .i18n import english, language_rules
 from .ingest.language import question_language
 from .retrieval.identifiers import extract_identifiers
 from .retrieval.settings import MAX_QUERY_CHARS
 
+# The rules of the question's shape are tables, one per language (app/i18n/<tag>.toml, [question]);
+# a course's language's rules run first, then English's. The English ones, named:
+_ENGLISH = english()
 #: A question about the course's outline ("How many lessons are there?", "What does this course
 #: cover?"): no one section answers it, so retrieval finds none (MiniLM similarity 0.20 on the demo
 #: course); the lesson guides' titles, in course order, do.
-_KINDS = r"(?:lessons|chapters|units|modules|projects|parts|topics)"
-OUTLINE = re.compile(
-    rf"^\s*(?:how many {_KINDS}(?: are there| does (?:the|this) course have| (?:are )?in (?:the|this) course)?|"
-    rf"what {_KINDS} (?:are there|are in (?:the|this) course|(?:does|do) (?:the|this) course (?:have|cover|include|contain))|"
-    rf"(?:list|show me|give me|tell me)(?: all)?(?: of)? the {_KINDS}(?: of| in)?(?: (?:the|this) course)?|"
-    r"what(?:'s|’s| is) in (?:this|the) course|what does (?:this|the) course (?:cover|teach|contain|include)|"
-    rf"what (?:are|is) (?:the|this) course(?:'s|’s)? (?:{_KINDS}|structure|outline))\s*[?.!]*\s*$",
-    re.IGNORECASE)
-
+OUTLINE = _ENGLISH.outline[0]
 #: "What is a digital twin?", "What are geofences?", "What does QoS mean?": the term asked about
-#: (group ``term``; group ``the`` when "the" precedes it). The one place "what does X mean" is written.
-DEFINITION = (
-    re.compile(r"^\s*(?:so,?\s+|and\s+|ok,?\s+)?(?:what|who)(?:'s|’s|\s+is|\s+are)\s+(?:an?\s+|(?P<the>the)\s+)?"
-               r"(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s*\??\s*$", re.IGNORECASE),
-    re.compile(r"^\s*what\s+does\s+(?:an?\s+|(?P<the>the)\s+)?(?P<term>[^?.,;:!()\[\]\"]{2,60}?)\s+(?:mean|stand\s+for)"
-               r"\s*\??\s*$", re.IGNORECASE),
-)
-
+#: (group ``term``; group ``the`` when "the" precedes it).
+DEFINITION = _ENGLISH.definition
 #: Words and openings by which a question refers back to the previous turn ("which socket does *it*
 #: plug into?", "can I have more than one of *those*?", "*and* what if…", "what about…").
-REFERS_BACK = re.compile(
-    r"\b(it|its|it's|itself|that|this|those|these|they|them|their|theirs|there|he|she|his|her|same|"
-    r"also|instead|else|one|ones|former|latter|above|previous|earlier)\b|^\s*(and|but|so|ok|okay|then|"
-    r"what about|how about)\b", re.IGNORECASE)
-
+REFERS_BACK = _ENGLISH.refers_back[0]
 #: A question asking for a count ("how many steps…", "the number of rules").
-COUNT = re.compile(r"\bhow many\b|\bthe number of\b", re.I)
+COUNT = _ENGLISH.counting[0]
 #: A question asking for steps, a command or a fix: opening with "how", or "how do I…" / "how to…" after
 #: a clause of context ("After writing my .gitignore, how do I…"), "what fixes it", "is there an
 #: option…". Not "how far / many / long…" (a quantity: a ``value`` question). Six dev sets: WD +1, no other count moved.
-HOW = re.compile(r"^\s*(how\b(?!\s+(many|much|long|far|often|big|fast|large|small)\b)|"
-                 r"what (command|code|steps?)\b|which (command|function|method)\b|"
-                 r"(show|tell) me how\b|what do i (run|type)\b|steps? (to|for)\b)|"
-                 r"([,;:.!?]\s+|\b(and|so|but|then)\s+)(how (do|can|should|could|would) (i|we|you)\b|how to\b)|"
-                 r"\bwhat (fixes|solves)\b|\bwhat (do|should|can) (i|we) (do|run|type)\b|"
-                 r"\bis there (a|an) (\w+ )?(command|option|flag|setting|way)\b", re.I)
+HOW = _ENGLISH.how[0]
 #: A question asking what something is called or stands for (not measured on its own).
-NAME = re.compile(r"\b(called|stand for|stands for|(name|term|word) (for|of)|what do (you|we) call|"
-                  r"known as|what does \S+ mean)\b", re.I)
+NAME = _ENGLISH.name[0]
 #: A question asking which one or how much: a number, a setting, a name in code (not measured on its own).
-VALUE = re.compile(r"^\s*which\b|[,;:.!?]\s+which\b|\bhow (many|much|long|far|often|big|fast|large|small)\b|"
-                   r"\bby default\b|\b(what|which) (\w+ )?(value|number|default|setting)s?\b|\bset to\b", re.I)
+VALUE = _ENGLISH.value[0]
 #: An operator of two to four symbols in the question (``===``, ``&&``, ``->``): a code token.
 OPERATOR = re.compile(r"(?<![^\s`(])[=!<>&|+\-*/%^~:.?]{2,4}(?![^\s`),.;?])")
 
@@ -107,38 +86,47 @@ class Question:
         return self.kind
 
 
-def parse_question(text: str, history: list[dict] | None = None) -> Question:
+def parse_question(text: str, history: list[dict] | None = None, language: str = "") -> Question:
     """The :class:`Question` record of ``text``; ``history`` (chat messages, ``role`` and
-    ``content``) gives the previous user turn for a question that refers back to it."""
-    term, definite = definition_term(text)
-    back = refers_back(text)
-    return Question(text=text, kind=question_kind(text), counting=asks_count(text), outline=asks_outline(text),
+    ``content``) gives the previous user turn for a question that refers back to it. ``language``
+    is the course's language tag: its rules (app/i18n) are read first, then English's ('' or a tag
+    with no table: English's alone)."""
+    term, definite = definition_term(text, language)
+    back = refers_back(text, language)
+    return Question(text=text, kind=question_kind(text, language), counting=asks_count(text, language),
+                    outline=asks_outline(text, language),
                     defined_term=term, definite=definite, code_tokens=tuple(code_tokens(text)),
                     refers_back=back,
                     context=last_user_turn(history) if back else "")
 
 
-def asks_outline(question: str) -> bool:
-    """Whether ``question`` asks about the course's outline (:data:`OUTLINE`)."""
-    return bool(OUTLINE.search(question))
+def _any(patterns, text: str) -> bool:
+    return any(p.search(text) for p in patterns)
 
 
-def definition_term(question: str) -> tuple[str, bool]:
+def asks_outline(question: str, language: str = "") -> bool:
+    """Whether ``question`` asks about the course's outline (:data:`OUTLINE`; ``language``: the
+    course's tag, whose ``outline`` rules are read too)."""
+    return _any(language_rules(language).outline, question)
+
+
+def definition_term(question: str, language: str = "") -> tuple[str, bool]:
     """``(term, definite)`` of a question that is nothing but "what is / what are / what does …
     mean" about a term (:data:`DEFINITION`): the term with its spaces collapsed, and whether "the"
-    precedes it; ``("", False)`` for any other question."""
-    for pattern in DEFINITION:
+    precedes it (a definite article: group ``the`` of the rule); ``("", False)`` for any other
+    question. ``language``: the course's tag (its ``definition`` rules first, then English's)."""
+    for pattern in language_rules(language).definition:
         match = pattern.match(question)
         if match:
             return " ".join(match.group("term").split()), bool(match.group("the"))
     return "", False
 
 
-def refers_back(question: str) -> bool:
+def refers_back(question: str, language: str = "") -> bool:
     """Whether ``question`` refers back to the previous turn (:data:`REFERS_BACK`: a pronoun such
     as *it*, *those*, *their*, or an opening such as "And…", "What about…"; in its first
-    MAX_QUERY_CHARS characters)."""
-    return bool(REFERS_BACK.search(question[:MAX_QUERY_CHARS]))
+    MAX_QUERY_CHARS characters; ``language``: the course's tag, whose cues are read too)."""
+    return _any(language_rules(language).refers_back, question[:MAX_QUERY_CHARS])
 
 
 def last_user_turn(history: list[dict] | None) -> str:
@@ -147,21 +135,21 @@ def last_user_turn(history: list[dict] | None) -> str:
     return previous[-1][:MAX_QUERY_CHARS] if previous else ""
 
 
-def asks_count(question: str) -> bool:
-    """Whether the question asks for a count ("how many…", "the number of…")."""
-    return bool(COUNT.search(question))
+def asks_count(question: str, language: str = "") -> bool:
+    """Whether the question asks for a count ("how many…", "the number of…"; ``language``: the
+    course's tag, whose ``counting`` rules are read too)."""
+    return _any(language_rules(language).counting, question)
 
 
-def question_kind(question: str) -> str:
+def question_kind(question: str, language: str = "") -> str:
     """``how`` (asks for steps, a command or code), ``name`` (asks what something is called or
     stands for), ``value`` (asks which one or how much: a number, a setting, a name in code) or
-    ``other``; first match wins, in that order."""
-    if HOW.search(question):
-        return "how"
-    if NAME.search(question):
-        return "name"
-    if VALUE.search(question):
-        return "value"
+    ``other``; first match wins, in that order (``language``: the course's tag, whose rules are
+    read too)."""
+    rules = language_rules(language)
+    for kind, patterns in (("how", rules.how), ("name", rules.name), ("value", rules.value)):
+        if _any(patterns, question):
+            return kind
     return "other"
 
 

@@ -141,12 +141,15 @@ class Answer:
     checks: dict = field(default_factory=dict, compare=False)
     #: Names and key terms of the question the guides never mention (why it is not covered).
     missing_terms: tuple[str, ...] = ()
+    #: Who ran the model that answered: ``in-app``, ``remote http://host:port`` (app/answer/remote.py), '' for none.
+    engine: str = ""
 
     def as_json(self) -> dict:
         """The ``ask --json`` document of DESIGN.md, with ``timings_ms`` (stages that ran, ms,
         rounded to 0.1) and ``checks`` (the model's sentences: ``sentences`` read, ``shown``, and
         how many each check dropped) when the model ran, and ``missing_terms`` (the question's
-        names and key terms the guides never mention) when there are any."""
+        names and key terms the guides never mention) when there are any, and ``engine`` (who ran
+        ``model``: ``in-app`` or ``remote http://host:port``) when a model was loaded."""
         return {
             "state": self.state,
             "degraded": list(self.degraded),
@@ -155,6 +158,7 @@ class Answer:
             "sources": [p.as_json() for p in self.passages],
             "corpus_version": self.corpus_version,
             "model": self.model,
+            **({"engine": self.engine} if self.engine else {}),
             "timings_ms": {k: round(float(v), 1) for k, v in self.timings_ms.items()},
             **({"checks": dict(self.checks)} if self.checks else {}),
             **({"missing_terms": list(self.missing_terms)} if self.missing_terms else {}),

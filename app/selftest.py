@@ -1,7 +1,8 @@
 """``lantern --self-test``: prove an installed app works offline, in one line.
 
 The self-test opens the course bundle, loads the embedding model and the chat model
-from the models folder, answers one question drawn from the bundle's own headings, and
+from the models folder, builds a one-file Word (.docx) course in a temporary folder
+(:mod:`app.formats.probe`), answers one question drawn from the bundle's own headings, and
 requires the answer to carry at least one checked citation. It reports the llama.cpp
 CPU features the build uses, so a lab admin can see why a PC without AVX2 would fail.
 Nothing here opens a network connection.
@@ -100,6 +101,9 @@ def run_self_test(bundle_path: Path | None = None, *, embedder=None, llm=None,
         if retriever.degraded_reason:
             raise LanternError(f"Self-test failed: the embedding model cannot search this bundle "
                                f"({retriever.degraded_reason}).")
+        from .formats.probe import build_docx_probe
+
+        build_docx_probe(embedder)  # the installed app reads instructors' Word files (issue 26)
         question = self_test_question(bundle)
         answer = assistant.answer(question)
         if not answer.citations:

@@ -8,6 +8,8 @@ this order and prints what each saved. They never touch the source files.
   (framebuffer, EGLFS, VNC, evdev and TUIO input, image formats the guides cannot reference, the
   GTK3 theme that would pull GTK's cairo/pango/gio stack in);
 - :func:`prune_orphans`: the libraries only those plugins needed (QtNetwork, Kerberos, cairo, …);
+- :func:`leave_cups_to_the_system`: libcups and what only it needs (GnuTLS, Kerberos, …), while Qt's
+  CUPS print plugin stays and uses the system's libcups;
 - :func:`dedupe_llama_libs`: llama.cpp's wheel holds each library three times (``libllama.so``,
   ``.so.0`` and ``.so.0.5.0``: wheels cannot hold symbolic links): one real file, the other names as
   symbolic links; ``libmtmd`` (images for multimodal models) is left out;
@@ -31,7 +33,7 @@ Toc = list[tuple[str, str, str]]
 #: Qt plugins (paths under ``PySide6/Qt/plugins/``, fnmatch-style prefixes) the app never loads.
 #: Kept: platforms xcb, wayland, offscreen and minimal; the input contexts (compose, IBus: accented
 #: and CJK typing); the desktop portal theme; the image formats of the guides (png built in, jpeg,
-#: gif, webp, svg, ico); the Wayland client integrations.
+#: gif, webp, svg, ico); the Wayland shell integrations and window decorations.
 UNUSED_QT_PLUGINS = (
     "egldeviceintegrations/",            # EGLFS on bare hardware (kiosks, boards)
     "generic/",                           # evdev and TUIO input without a window system
@@ -48,6 +50,11 @@ UNUSED_QT_PLUGINS = (
     "wayland-shell-integration/libfullscreen-shell-v1.",
     "wayland-shell-integration/libivi-shell.",
     "wayland-shell-integration/libwl-shell-plugin.",
+    # OpenGL contexts on X11 and Wayland (EGL, GLX, dma-buf, Vulkan buffers) and QtOpenGL, which only
+    # these need: the window is Qt Widgets painted in software (no QOpenGLWidget, Qt Quick or web view),
+    # which X11 and Wayland (wl_shm buffers) show without them
+    "xcbglintegrations/",
+    "wayland-graphics-integration-client/",
 )
 QT_PLUGINS = "PySide6/Qt/plugins/"
 
@@ -105,6 +112,87 @@ def ldd_needed(src: str) -> list[str]:
         if match:
             names.append(PurePosixPath(match.group(1)).name)
     return names
+
+
+#: Qt's print-support plugin for CUPS (File > Print… to a printer).
+CUPS_PLUGIN = QT_PLUGINS + "printsupport/libcupsprintersupport."
+
+
+def leave_cups_to_the_system(toc: Toc, needed: Callable[[str], Iterable[str]]) -> tuple[Toc, Toc]:
+    """``(kept, left out)``: ``toc`` without libcups and the libraries only it needs (GnuTLS,
+    Kerberos, Avahi, p11-kit, libunistring, …: about 8 MB), but with Qt's CUPS print-support plugin,
+    which at run time loads the system's libcups: a PC that prints has it (CUPS is how Linux prints),
+    and where it is absent the plugin does not load and Qt's print dialog offers PDF files only.
+    Saving PDF (QPdfWriter, ``lantern export``) needs none of these libraries. ``needed`` is as in
+    :func:`prune_orphans`."""
+    plugin = [e for e in toc if _posix(e[0]).startswith(CUPS_PLUGIN)]
+    _, left_out = prune_orphans([e for e in toc if e not in plugin], plugin, needed)
+    return [e for e in toc if e not in left_out], left_out
+
+
+#: auditwheel's name for a library it vendored into ``<package>.libs/``: ``libXau-154567c4.so.6.0.0``.
+_VENDORED = re.compile(r"^(lib.+)-[0-9a-f]{8}\.so\.(\d+)(?:\.\d+)*$")
+
+
+def link_wheel_duplicates(toc: Toc, needed: Callable[[str], Iterable[str]],
+                          imports: Callable[[str], set[str]], exports: Callable[[str], set[str]]) -> tuple[Toc, list[str]]:
+    """``(toc, notes)``: a library a wheel vendored (``pillow.libs/libXau-154567c4.so.6.0.0``) that the
+    installer also holds at its top level under the same soname (``libXau.so.6``) becomes a symbolic
+    link to that one, when every symbol the files needing it take from it is one the top-level copy
+    defines, in the same symbol version (so nothing can fail to resolve, when loaded or later); when
+    the symbols cannot be read (no ``nm``), nothing changes. ``needed(src)``: the names a file links to
+    directly (its DT_NEEDED); ``imports(src)`` / ``exports(src)``: its undefined / defined dynamic
+    symbols as ``name@VERSION`` (or ``name``)."""
+    top = {_posix(d): s for d, s, t in toc if t == "BINARY" and "/" not in _posix(d)}
+    users: dict[str, list[str]] = {}
+    for _, src, typecode in toc:
+        if typecode in ("BINARY", "EXTENSION"):
+            for name in needed(src):
+                users.setdefault(name, []).append(src)
+    out: Toc = []
+    notes = []
+    for dest, src, typecode in toc:
+        path = PurePosixPath(_posix(dest))
+        match = _VENDORED.match(path.name)
+        twin = f"{match.group(1)}.so.{match.group(2)}" if match else ""
+        if typecode == "BINARY" and len(path.parts) == 2 and path.parts[0].endswith(".libs") and twin in top:
+            taken = set().union(*(imports(u) for u in users.get(path.name, []))) & exports(src)
+            if taken and taken <= exports(top[twin]):
+                out.append((dest, f"../{twin}", "SYMLINK"))
+                notes.append(f"{path} -> ../{twin}")
+                continue
+        out.append((dest, src, typecode))
+    return out, notes
+
+
+def _dynamic_symbols(src: str, defined: bool) -> set[str]:
+    """The dynamic symbols of ``src`` (``nm -D``: ``name@VERSION`` or ``name``) that it defines or,
+    ``defined=False``, that it takes from other libraries; the empty set when nm cannot say."""
+    flag = "--defined-only" if defined else "--undefined-only"
+    try:
+        out = subprocess.run(["nm", "-D", flag, src], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return {line.split()[-1].replace("@@", "@") for line in out.splitlines() if line.strip()}
+
+
+def imported_symbols(src: str) -> set[str]:
+    """The symbols ``src`` takes from other libraries (``nm -D --undefined-only``)."""
+    return _dynamic_symbols(src, defined=False)
+
+
+def exported_symbols(src: str) -> set[str]:
+    """The symbols ``src`` defines (``nm -D --defined-only``)."""
+    return _dynamic_symbols(src, defined=True)
+
+
+def readelf_needed(src: str) -> list[str]:
+    """The libraries ``src`` names as DT_NEEDED (``readelf -d``: direct ones only); [] when readelf cannot say."""
+    try:
+        out = subprocess.run(["readelf", "-d", "-W", src], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
 
 
 LLAMA_LIB = "llama_cpp/lib/"

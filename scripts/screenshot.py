@@ -34,6 +34,9 @@ files are then named ``screenshot-<state>-font<N>.png``.
 (0.1 s a word) through the same checks, to look at the layout of the evidence and of checked
 sentences quickly; the files are named ``screenshot-<state>-fake.png`` (never the README's).
 The embedding model is the real one; ``degraded`` ignores this option.
+``--language CODE`` opens the window in that language (``fr``, ``es``: app/gui/translation.py, as
+the settings' ``ui_language`` does); the files are named ``screenshot-<state>-<CODE>.png``. Give it a
+course in that language (``--bundle``, ``--question``): the replies follow the course's language.
 ``--size WxH`` sizes the window (default 1380x860), e.g. ``1366x768`` or ``1920x1080`` to check a
 laptop's or a lab monitor's screen (run Xvfb with a screen at least that large); the files are then
 named ``screenshot-<state>-<W>x<H>.png``.
@@ -330,6 +333,8 @@ def main() -> int:
     parser.add_argument("--fake-reply", default=None, metavar="TEXT",
                         help="load no language model: stream TEXT through the checks instead (layout checks; "
                              "files named screenshot-<state>-fake.png)")
+    parser.add_argument("--language", default="", metavar="CODE",
+                        help="the window's language, e.g. fr or es (files named screenshot-<state>-<CODE>.png)")
     parser.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}", metavar="WxH",
                         help=f"the window's size in pixels (default {SIZE[0]}x{SIZE[1]}; others are added to the file names)")
     args = parser.parse_args()
@@ -343,6 +348,11 @@ def main() -> int:
     os.environ["LANTERN_CONFIG_DIR"] = tempfile.mkdtemp(prefix="lantern-shot-")
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Lantern")
+    if args.language:
+        from app.gui.translation import install_translators
+
+        if install_translators(args.language) != args.language:
+            parser.error(f"the window has no {args.language!r} translation (app/gui/translations/)")
     if args.dark:
         app.setStyle("Fusion")
         app.setPalette(dark_palette())
@@ -356,7 +366,8 @@ def main() -> int:
             name = (f"screenshot-{state}{'-dark' if args.dark else ''}"
                     f"{f'-font{args.font_size}' if args.font_size else ''}"
                     f"{'-fake' if args.fake_reply is not None and state != 'degraded' else ''}"
-                    f"{f'-{size[0]}x{size[1]}' if size != SIZE else ''}.png")
+                    f"{f'-{size[0]}x{size[1]}' if size != SIZE else ''}"
+                    f"{f'-{args.language}' if args.language else ''}.png")
             question = args.question or (LONG_QUESTION if state == "long-question" else QUESTION)
             code |= take(state, bundle, question, args.out_dir / name, args.timeout, args.follow_up,
                          args.font_size, args.fake_reply, (size[0], size[1]))

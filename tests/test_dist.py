@@ -65,8 +65,11 @@ def test_installer_leaves_out_what_the_app_never_loads():
                      "plugins/platforms/libqoffscreen.so", "plugins/imageformats/libqsvg.so"):
             assert (qt / kept).is_file(), kept
         for gone in ("plugins/platformthemes/libqgtk3.so", "plugins/platforms/libqvnc.so",
-                     "plugins/platforms/libqeglfs.so", "lib/libQt6Network.so.6", "translations"):
+                     "plugins/platforms/libqeglfs.so", "lib/libQt6Network.so.6"):
             assert not (qt / gone).exists(), gone
+        # Qt's translations: only its standard buttons', for the window's languages (app/gui/translation.py)
+        assert sorted(p.name for p in (qt / "translations").iterdir()) == ["qtbase_es.qm", "qtbase_fr.qm"]
+        assert (internal / "app" / "gui" / "translations" / "lantern_fr.qm").is_file()
         assert not (internal / "libcairo.so.2").exists() and not (internal / "cryptography").exists()
         assert list(internal.glob("nh3/nh3*.so")), "nh3 (the viewer's HTML sanitiser) is missing"
         lib = internal / "llama_cpp" / "lib"

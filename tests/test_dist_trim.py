@@ -63,6 +63,64 @@ def test_only_libraries_that_nothing_kept_needs_are_pruned():
     assert "libX11.so.6" in {d for d, _, _ in left} and "libuuid.so.1" in {d for d, _, _ in left}
 
 
+def test_cups_and_what_only_it_needs_are_left_to_the_system_but_the_print_plugin_stays():
+    needs = {"/src/cups-plugin.so": ["libcups.so.2", "libgnutls.so.30", "libQt6PrintSupport.so.6", "libz.so.1"],
+             "/src/libcups.so.2": ["libgnutls.so.30", "libz.so.1"],
+             "/src/QtPrintSupport.abi3.so": ["libQt6PrintSupport.so.6"],
+             "/src/zlib.so": ["libz.so.1"]}
+    toc = [(P + "printsupport/libcupsprintersupport.so", "/src/cups-plugin.so", "BINARY"),
+           ("libcups.so.2", "/src/libcups.so.2", "BINARY"),
+           ("libgnutls.so.30", "/src/libgnutls.so.30", "BINARY"),
+           ("libz.so.1", "/src/libz.so.1", "BINARY"),
+           ("PySide6/Qt/lib/libQt6PrintSupport.so.6", "/src/libQt6PrintSupport.so.6", "BINARY"),
+           ("PySide6/QtPrintSupport.abi3.so", "/src/QtPrintSupport.abi3.so", "EXTENSION"),
+           ("python3.11/lib-dynload/zlib.so", "/src/zlib.so", "EXTENSION")]
+    kept, left_out = dist_trim.leave_cups_to_the_system(toc, lambda src: needs.get(src, []))
+    assert sorted(d for d, _, _ in left_out) == ["libcups.so.2", "libgnutls.so.30"]
+    assert kept == [e for e in toc if e not in left_out]  # the plugin, QtPrintSupport and zlib stay, in order
+    assert dist_trim.leave_cups_to_the_system(kept[1:], lambda src: needs.get(src, [])) == (kept[1:], [])
+
+
+def test_a_wheels_copy_of_a_library_the_installer_holds_becomes_a_link_when_every_symbol_it_gives_is_there():
+    needs = {"/src/_imaging.so": ["libxcb-9065bb12.so.1.1.0"], "/src/xcb.so": ["libXau-154567c4.so.6.0.0"],
+             "/src/tiff.so": ["libzstd-40ad5e7e.so.1.5.7", "liblzma-de26b416.so.5.8.4"]}
+    imports = {"/src/xcb.so": {"XauGetBestAuthByAddr", "malloc@GLIBC_2.2.5"},
+               "/src/tiff.so": {"ZSTD_compressStream", "ZSTD_newer_function", "lzma_code@XZ_5.0"}}
+    exports = {"/src/wheel-xau.so": {"XauGetBestAuthByAddr", "XauDisposeAuth"}, "/src/libXau.so.6": {"XauGetBestAuthByAddr"},
+               "/src/wheel-zstd.so": {"ZSTD_compressStream", "ZSTD_newer_function"}, "/src/libzstd.so.1": {"ZSTD_compressStream"},
+               "/src/wheel-lzma.so": {"lzma_code@XZ_5.0"}, "/src/liblzma.so.5": {"lzma_code@XZ_5.0"}}
+    toc = [("PIL/_imaging.so", "/src/_imaging.so", "EXTENSION"),
+           ("pillow.libs/libxcb-9065bb12.so.1.1.0", "/src/xcb.so", "BINARY"),
+           ("pillow.libs/libtiff-20b7e810.so.6.3.0", "/src/tiff.so", "BINARY"),
+           ("pillow.libs/libXau-154567c4.so.6.0.0", "/src/wheel-xau.so", "BINARY"),
+           ("pillow.libs/libzstd-40ad5e7e.so.1.5.7", "/src/wheel-zstd.so", "BINARY"),
+           ("pillow.libs/liblzma-de26b416.so.5.8.4", "/src/wheel-lzma.so", "BINARY"),
+           ("libXau.so.6", "/src/libXau.so.6", "BINARY"), ("libzstd.so.1", "/src/libzstd.so.1", "BINARY"),
+           ("liblzma.so.5", "/src/liblzma.so.5", "BINARY")]
+    out, notes = dist_trim.link_wheel_duplicates(toc, lambda s: needs.get(s, []), lambda s: imports.get(s, set()),
+                                                 lambda s: exports.get(s, set()))
+    by_dest = {d: (s, t) for d, s, t in out}
+    assert by_dest["pillow.libs/libXau-154567c4.so.6.0.0"] == ("../libXau.so.6", "SYMLINK")  # XauDisposeAuth unused
+    assert by_dest["pillow.libs/liblzma-de26b416.so.5.8.4"] == ("../liblzma.so.5", "SYMLINK")
+    # libtiff takes a function the installer's older libzstd lacks: the wheel's copy stays
+    assert by_dest["pillow.libs/libzstd-40ad5e7e.so.1.5.7"] == ("/src/wheel-zstd.so", "BINARY")
+    assert len(out) == len(toc) and len(notes) == 2
+    # without symbols to compare (no nm), nothing changes
+    assert dist_trim.link_wheel_duplicates(toc, lambda s: needs.get(s, []), lambda s: set(), lambda s: set()) == (toc, [])
+
+
+def test_opengl_integrations_and_the_library_only_they_need_are_left_out():
+    toc = [(P + "xcbglintegrations/libqxcb-glx-integration.so", "/src/glx.so", "BINARY"),
+           (P + "wayland-graphics-integration-client/libqt-plugin-wayland-egl.so", "/src/egl.so", "BINARY"),
+           (P + "platforms/libqwayland.so", "/src/wayland.so", "BINARY"),
+           ("PySide6/Qt/lib/libQt6OpenGL.so.6", "/src/libQt6OpenGL.so.6", "BINARY")]
+    needs = {"/src/egl.so": ["libQt6OpenGL.so.6", "libQt6WaylandClient.so.6"], "/src/wayland.so": ["libQt6WaylandClient.so.6"]}
+    kept, dropped = dist_trim.drop_unused_qt_plugins(toc)
+    kept, pruned = dist_trim.prune_orphans(kept, dropped, lambda s: needs.get(s, []))
+    assert [d for d, _, _ in kept] == [P + "platforms/libqwayland.so"]
+    assert [d for d, _, _ in pruned] == ["PySide6/Qt/lib/libQt6OpenGL.so.6"]
+
+
 def test_llama_libraries_become_one_file_and_links_and_the_multimodal_one_is_left_out(tmp_path):
     toc = []
     for stem, body in (("libllama", b"llama"), ("libggml", b"ggml"), ("libmtmd", b"mtmd")):

@@ -67,7 +67,7 @@ def _ctx(question: str = "", settings: AnswerSettings = SETTINGS, guide_text=Non
 
 def test_every_rule_name_runs_in_a_stage_and_unknown_names_are_refused():
     staged = {name for stage in (PASSAGE_RULES, BLOCK_RULES, QUOTE_RULES) for name, _ in stage}
-    assert staged | {"exact_bonus", "shape_bonus", "similarity"} == set(RULES)
+    assert staged | {"exact_bonus", "shape_bonus", "similarity", "relevance"} == set(RULES)
     assert not AnswerSettings(rules=()).on("echo") and SETTINGS.on("echo")
     with pytest.raises(ValueError, match="echos"):
         AnswerSettings(rules=("echos",))
@@ -244,3 +244,20 @@ def test_partial_list_notes_a_list_that_goes_on_in_the_guide():
     noted = partial_list([quote], _ctx("How many steps?", guide_text=lambda path: guide))
     assert noted[0].note == SETTINGS.partial_list_note
     assert partial_list([quote], _ctx("Which step?", guide_text=lambda path: guide)) == [quote]
+
+
+def test_the_relevance_scorer_adds_the_model_probability_to_the_best_blocks_only():
+    from app.answer.scorers import Candidate, PassageBlocks, RelevanceScorer
+
+    units = [_unit("The onboard LED is on GPIO 2."), _unit("Blink it with a loop."), _unit("Other text.")]
+    blocks = PassageBlocks(passage=None, candidates=tuple(Candidate(u, s) for u, s in zip(units, (0.9, 0.5, 0.1))))
+    seen: list[str] = []
+
+    def relevance(texts):
+        seen.extend(texts)
+        return [1.0 if "GPIO" in t else 0.0 for t in texts]
+
+    settings = replace(SETTINGS, relevance_blocks=2, relevance_weight=0.5)
+    added = RelevanceScorer(relevance, settings)(make_query("which pin is the LED on"), [blocks])
+    assert added == [[0.5, 0.0, 0.0]]
+    assert len(seen) == 2 and not any("Other text" in t for t in seen)  # only the two best blocks are read

@@ -125,7 +125,7 @@ def test_a_follow_up_on_a_new_topic_is_not_outranked_by_the_previous_turn(bundle
     question = "Which GPIO pin does the onboard LED use?"
     # Taken as a follow-up (the weighting is what is tested here; a question that does not refer
     # back ignores the previous turn altogether: next test).
-    monkeypatch.setattr(followups_module, "refers_back", lambda q: True)
+    monkeypatch.setattr(followups_module, "refers_back", lambda q, *_: True)
     retriever = Retriever(bundle, fake_embedder)
     assert retriever.search(question, history=history).hits[0].source == "lessons/blink.md"
     # Retrieved as one text (the history weighing as much as the question), the OLED turn wins.

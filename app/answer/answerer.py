@@ -32,12 +32,13 @@ from .llm import ChatModel
 from .prompt import build_messages, clean_history
 from .replies import (
     EXTRACTIVE_NOTE,
-    INJECTION_TEXT,
-    NOT_COVERED_TEXT,
-    OFF_TOPIC_TEXT,
+    NOT_COVERED_TEXT,  # noqa: F401  (re-exported)
     not_covered_text,
+    reply_text,
     sibling_sections,
 )
+from .scorers import RelevanceScorer
+from .settings import AnswerSettings
 from .streaming import ReplyCheck, stream_checked
 
 SEARCH_ONLY = "search-only"
@@ -66,10 +67,21 @@ class Assistant:
         for block in recorded or []:
             self._recorded.setdefault(block.source, []).append((block.start, block.end))
         self._planted: dict[str, list[tuple[int, int]]] = {}
+        self.language = retriever.language  # the replies' language; its rules read the question (app/i18n)
+        self.stemmer = retriever.stemmer  # the course's words' stemmer (app/text/tokenize.py): quotes cut with it
+        self._quote_settings = AnswerSettings(language=self.language, stemmer=self.stemmer,
+                                              partial_list_note=reply_text("partial_list", self.language))
 
     @property
     def degraded(self) -> tuple[str, ...]:
-        return self.retriever.degraded + (() if self.llm is not None else (SEARCH_ONLY,))
+        if self.llm is None:
+            return self.retriever.degraded + (SEARCH_ONLY,)
+        return self.retriever.degraded + tuple(getattr(self.llm, "degraded", ()))  # the lab's engine failed
+
+    @property
+    def engine(self) -> str:
+        """Who runs the chat model: ``in-app``, ``remote http://host:port`` (app/answer/remote.py), '' for none."""
+        return getattr(self.llm, "engine_label", "in-app") if self.llm is not None else ""
 
     @property
     def model_name(self) -> str:
@@ -81,7 +93,7 @@ class Assistant:
 
     def select_passages(self, hits, question: str = "") -> list[Passage]:
         """The passages that would be sent for ``hits``: trimmed and within the token budget."""
-        return select_passages(hits, question, self.budget, self.count_tokens)
+        return select_passages(hits, question, self.budget, self.count_tokens, self.stemmer)
 
     def _fit_messages(self, llm: ChatModel, question: str, passages: list[Passage],
                       history: list[dict]) -> tuple[list[dict], list[Passage]]:
@@ -114,7 +126,8 @@ class Assistant:
                                    anchor=row.anchor, span=row.span, text=row.text, score=1.0))
                     for n, (cid, row) in enumerate(((firsts[path], rows[firsts[path]]) for path, _ in lessons), 1)]
         items = "\n".join(f"{n}. {title} [{n}]" for n, (_, title) in enumerate(lessons, 1))
-        return f"{EXTRACTIVE_NOTE} the course has {len(lessons)} lessons, by their guides' titles:\n\n{items}", passages
+        note = reply_text("from_guides", self.language)
+        return f"{reply_text('outline', self.language, from_guides=note, count=len(lessons))}\n\n{items}", passages
 
     def _guide_text(self, path: str) -> str:
         """A guide's whole text with its planted blocks blanked (:meth:`planted_spans`; cached; used
@@ -162,6 +175,14 @@ class Assistant:
             return [float(v) for v in embedder.embed(texts) @ asked]
         return similarity
 
+    def _relevance_scorers(self, question: str) -> list[RelevanceScorer]:
+        """The ``relevance`` block scorer with the retriever's relevance model; [] without one."""
+        model = self.retriever.relevance
+        if model is None:
+            return []
+        return [RelevanceScorer(lambda texts: [float(p) for p in model.score(question, texts).probability],
+                                self._quote_settings)]
+
     def answer(self, question: str, history: list[dict] | None = None, *,
                on_evidence: Callable[[Answer], None] | None = None,
                on_sentence: Callable[[str], None] | None = None,
@@ -187,7 +208,7 @@ class Assistant:
         if declined is not None:
             return declined
         history = clean_history(history)
-        parsed = parse_question(question, history)
+        parsed = parse_question(question, history, self.language)
         outline = self._outline_answer(parsed, turn)
         if outline is not None:
             return outline
@@ -200,7 +221,7 @@ class Assistant:
         context = parsed.context
         found = self._quote_evidence(question, hits, context)
         if not found.cited:
-            return turn.done("not-covered", NOT_COVERED_TEXT, found.passages[:3], (), timings)
+            return turn.done("not-covered", reply_text("not_covered", self.language), found.passages[:3], (), timings)
         timings["evidence"] = turn.since()
         if on_evidence is not None:
             on_evidence(turn.done("extractive", found.text, found.passages, found.cited, timings))
@@ -213,13 +234,13 @@ class Assistant:
         """The question to answer (a soft injection stripped, :func:`strip_soft_injection`) and
         None, or the question and the declined answer: ``declined-injection`` for a hard
         injection, ``declined-off-topic`` for a request that is not about the course."""
-        kind = injection_kind(question)
+        kind = injection_kind(question, self.language)
         if kind == "hard":
-            return question, turn.done("declined-injection", INJECTION_TEXT)
+            return question, turn.done("declined-injection", reply_text("injection", self.language))
         if kind == "soft":
-            question = strip_soft_injection(question) or question
-        if is_off_topic(question):
-            return question, turn.done("declined-off-topic", OFF_TOPIC_TEXT)
+            question = strip_soft_injection(question, self.language) or question
+        if is_off_topic(question, self.language):
+            return question, turn.done("declined-off-topic", reply_text("off_topic", self.language))
         return question, None
 
     def _outline_answer(self, question: Question, turn: _Turn) -> Answer | None:
@@ -239,7 +260,7 @@ class Assistant:
         """The ``not-covered`` answer: :func:`not_covered_text`, the three nearest hits as its
         passages (none cited), and the names the course never mentions as ``missing_terms``."""
         nearest = [Passage(n, h) for n, h in enumerate(hits[:3], 1)]
-        text = not_covered_text(retrieval, question, self.retriever.bundle.meta.get("language", ""))
+        text = not_covered_text(retrieval, question, self.language)
         return turn.done("not-covered", text, nearest, (), timings, missing=retrieval.unknown_names)
 
     def _quote_evidence(self, question: str, hits: list[Hit], context: str) -> _Evidence:
@@ -248,15 +269,17 @@ class Assistant:
         (:func:`sibling_sections`); ``cited`` is empty when nothing is worth quoting."""
         evidence = [Passage(n, h) for n, h in enumerate(hits[:EVIDENCE_PASSAGES], 1)]
         quotes = choose_quotes(question, evidence, context=context, guide_text=self._guide_text,
-                               similarity=self._similarity(question), word_weight=self.retriever.lexical_index.idf)
+                               similarity=self._similarity(question), word_weight=self.retriever.lexical_index.idf,
+                               settings=self._quote_settings, scorers=self._relevance_scorers(question))
         quoted, cited = "\n\n".join(q.markdown for q in quotes), [q.passage for q in quotes]
+        note = reply_text("from_guides", self.language)
         if not cited:
-            return _Evidence(evidence, quoted, cited)
-        siblings = sibling_sections(cited, evidence)
+            return _Evidence(evidence, quoted, cited, note)
+        siblings = sibling_sections(cited, evidence, self.language)
         if siblings:
             line, more = siblings
             quoted, cited = f"{quoted}\n\n{line}", cited + more
-        return _Evidence(evidence, quoted, cited)
+        return _Evidence(evidence, quoted, cited, note)
 
     def _prompt_passages(self, hits: list[Hit], query: str) -> list[Passage]:
         """The passages for the model's prompt (:meth:`select_passages` for the retrieval query),
@@ -280,7 +303,7 @@ class Assistant:
         shown_n = _shown_numbers(sent, found.passages, asked.hits)
         blocks = [b for b in found.quoted.split("\n\n") if b.strip()]
         check = ReplyCheck(sent, blocks, f"{asked.context}\n{asked.question}", shown_n, turn.since, timings,
-                           on_sentence)
+                           on_sentence, stemmer=self.stemmer)
         stream_checked(llm, messages, self.budget.answer_tokens, should_stop, check)
         timings["generate"] = turn.since() - timings["evidence"]
         if not check.verified:
@@ -340,7 +363,7 @@ class _Turn:
         return Answer(state=state, text=text, passages=tuple(passages), citations=tuple(citations),
                       corpus_version=self.corpus_version, model=self.assistant.model_name,
                       degraded=self.assistant.degraded, timings_ms=t, checks=dict(checks or {}),
-                      missing_terms=tuple(missing))
+                      missing_terms=tuple(missing), engine=self.assistant.engine)
 
 
 @dataclasses.dataclass
@@ -364,11 +387,13 @@ class _Evidence:
     passages: list[Passage]
     quoted: str
     cited: list[Passage]
+    note: str = EXTRACTIVE_NOTE
 
     @property
     def text(self) -> str:
-        """The extractive answer's text: :data:`EXTRACTIVE_NOTE` above the quotes."""
-        return f"{EXTRACTIVE_NOTE}\n\n{self.quoted}"
+        """The extractive answer's text: ``note`` (:data:`EXTRACTIVE_NOTE` in the course's language)
+        above the quotes."""
+        return f"{self.note}\n\n{self.quoted}"
 
 
 def _squeeze(text: str) -> str:

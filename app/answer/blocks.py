@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 from ..ingest.markdown import Block, fences, parse_blocks
 from ..records import heading_leaf
 from ..text.grammar import LIST_MARKER, split_sentences
+from ..text.tokenize import DEFAULT_STEMMER
 from .shorten import MAX_BLOCK_ITEMS, focus, shorten_code, shorten_list, shorten_table
 
 #: A sentence longer than this (characters) is cut with "…" (a 200 KB line stays readable). Not measured.
@@ -213,6 +214,7 @@ class _Reader:
     guide_text: Callable[[], str] | None
     offset: int
     units: list[Unit] = field(default_factory=list)
+    stemmer: str = DEFAULT_STEMMER
 
     def body(self, block: Block) -> str:
         return self.text[block.start:block.end]
@@ -228,16 +230,18 @@ class _Reader:
 
 
 def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[], str] | None = None,
-                  offset: int = 0, words: Sequence[tuple[str, ...]] = ()) -> list[Unit]:
+                  offset: int = 0, words: Sequence[tuple[str, ...]] = (), stemmer: str = DEFAULT_STEMMER) -> list[Unit]:
     """The quotable units of a passage, in reading order.
 
     ``text`` is the passage's Markdown; ``heading_path`` its heading path (`` › ``-joined);
     ``guide_text()`` (optional, called lazily) returns the whole guide, and
     ``offset`` is the passage's start in it: used to find the header of a table the passage
     starts inside. ``words`` (the question's, :func:`query_words`) choose which lines of a long code
-    block and which items of a long list are shown (:func:`_shorten_code`, :func:`_shorten_list`).
+    block and which items of a long list are shown (:func:`_shorten_code`, :func:`_shorten_list`),
+    the lines cut with ``stemmer`` as the words were.
     """
-    reader = _Reader(text, parse_blocks(text), heading_leaf(heading_path), words, guide_text, offset)
+    reader = _Reader(text, parse_blocks(text), heading_leaf(heading_path), words, guide_text, offset,
+                     stemmer=stemmer)
     taken = False  # the block was quoted already, with the lead-in before it
     for i, block in enumerate(reader.blocks):
         if taken:
@@ -290,12 +294,12 @@ def _lead_in_unit(reader: _Reader, block: Block, sentence: str, nxt: Block) -> N
     shape: dict[str, Any] = {}
     if nxt.kind == "list":
         items = _items(reader.text, nxt)
-        start = focus(items, MAX_BLOCK_ITEMS, reader.words)
+        start = focus(items, MAX_BLOCK_ITEMS, reader.words, stemmer=reader.stemmer)
         shown = shorten_list(items, nxt.ordered, start)
         shape = {"list_span": (nxt.start, nxt.end), "shortened": len(items) > MAX_BLOCK_ITEMS,
                  "numbered": any(nxt.numbered[start:start + MAX_BLOCK_ITEMS])}
     elif nxt.kind == "code":
-        shown = shorten_code(reader.text, nxt, reader.words)
+        shown = shorten_code(reader.text, nxt, reader.words, reader.stemmer)
         shape = {"fence": nxt.fence, "shortened": shown != follow}
     else:
         shown = shorten_table(reader.text, nxt)
@@ -316,7 +320,7 @@ def _list_units(reader: _Reader, i: int) -> bool:
         item_words = _strip_marker(item)
         nested = _item_body(item)
         if "\n\n" in nested or nested.count("\n") >= 3:
-            for unit in passage_units(nested, "", guide_text=None, words=reader.words):
+            for unit in passage_units(nested, "", guide_text=None, words=reader.words, stemmer=reader.stemmer):
                 reader.add(unit.kind, unit.text, unit.match_text, block.start, block.end,
                            list_span=span if unit.list_span else None, table_span=span if unit.table_span else None,
                            numbered=unit.numbered, fence=unit.fence, shortened=unit.shortened)
@@ -331,7 +335,7 @@ def _code_units(reader: _Reader, i: int) -> bool:
     fancier style." then the code)."""
     block, before = reader.blocks[i], (reader.blocks[i - 1] if i else None)
     body = reader.body(block)
-    shown = shorten_code(reader.text, block, reader.words)
+    shown = shorten_code(reader.text, block, reader.words, reader.stemmer)
     shape = {"fence": block.fence, "shortened": shown != body}
     last = reader.units[-1] if reader.units else None
     if last is not None and before is not None and last.start == before.start and (

@@ -20,7 +20,7 @@ from typing import Callable
 from ..ingest.markdown import fences
 from ..records import Hit, Passage
 from ..text.grammar import sentence_spans
-from ..text.tokenize import document_tokens, query_words, words_found
+from ..text.tokenize import DEFAULT_STEMMER, document_tokens, query_words, words_found
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,15 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def trim_to_window(text: str, question: str, max_chars: int) -> tuple[int, int]:
+def trim_to_window(text: str, question: str, max_chars: int, stemmer: str = DEFAULT_STEMMER) -> tuple[int, int]:
     """Offsets ``(start, end)`` into ``text`` of the window of consecutive pieces, at most
-    ``max_chars`` long, holding the most distinct question words (earliest window on ties)."""
+    ``max_chars`` long, holding the most distinct question words (earliest window on ties; both cut
+    with the course's ``stemmer``)."""
     if len(text) <= max_chars:
         return 0, len(text)
-    words = query_words(question)
+    words = query_words(question, stemmer)
     pieces = _pieces(text)
-    token_sets = [set(document_tokens(text[a:b])) for a, b in pieces]
+    token_sets = [set(document_tokens(text[a:b], stemmer)) for a, b in pieces]
     best, best_score = (0, 0), -1.0
     for i in range(len(pieces)):
         j, found = i, set()
@@ -80,8 +81,9 @@ def trim_to_window(text: str, question: str, max_chars: int) -> tuple[int, int]:
 
 
 def select_passages(hits: list[Hit] | tuple[Hit, ...], question: str, budget: ContextBudget,
-                    count_tokens: Callable[[str], int]) -> list[Passage]:
-    """The best hits, trimmed, that fit the budget; numbered from 1 in rank order.
+                    count_tokens: Callable[[str], int], stemmer: str = DEFAULT_STEMMER) -> list[Passage]:
+    """The best hits, trimmed (:func:`trim_to_window`, with the course's ``stemmer``), that fit the
+    budget; numbered from 1 in rank order.
 
     The first passage is always kept (trimmed further if it alone exceeds the token budget).
     """
@@ -90,13 +92,14 @@ def select_passages(hits: list[Hit] | tuple[Hit, ...], question: str, budget: Co
     for hit in hits:
         if len(chosen) >= budget.max_passages:
             break
-        start, end = trim_to_window(hit.text, question, budget.passage_chars)
+        start, end = trim_to_window(hit.text, question, budget.passage_chars, stemmer)
         text = hit.text[start:end]
         tokens = count_tokens(text)
         if chosen and used + tokens > budget.source_tokens:
             continue
         if not chosen and tokens > budget.source_tokens:
-            start, end = trim_to_window(hit.text, question, max(80, len(text) * budget.source_tokens // tokens))
+            start, end = trim_to_window(hit.text, question, max(80, len(text) * budget.source_tokens // tokens),
+                                        stemmer)
             text = hit.text[start:end]
             tokens = count_tokens(text)
         chosen.append(dataclasses.replace(hit, text=text, span=(hit.span[0] + start, hit.span[0] + end)))

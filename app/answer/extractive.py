@@ -27,32 +27,46 @@ import functools
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from ..i18n import language_rules
 from ..ingest.markdown import parse_blocks
 from ..question import asks_count, code_tokens, question_kind
 from ..records import Passage
-from ..text.tokenize import query_words
+from ..text.tokenize import DEFAULT_STEMMER, query_words, word_variants
 from .blocks import Unit, passage_units
 from .quotes import Quote as Quote
 from .rules import PASSAGE_RULES, QUOTE_RULES, RuleContext, choose_blocks, switched_on
 from .scorers import Candidate, PassageBlocks, Query, Scorer, SimilarityScorer, rescore, score_block
 from .settings import PARTIAL_LIST_NOTE as PARTIAL_LIST_NOTE
-from .settings import AnswerSettings
+from .settings import RULES, AnswerSettings
 
 # The question's shape (``asks_count``, ``question_kind``, ``code_tokens``) is read by app/question.py's
 # functions, the one copy of its grammars (issue 25).
 
 
 def make_query(question: str, context: str = "",
-               word_weight: Callable[[tuple[str, ...]], float] | None = None) -> Query:
-    """The question parsed once for quote selection: its words, the previous turn's (``context``),
-    its kind, code tokens and whether it asks for a count; ``word_weight`` (the bundle's IDF) is
+               word_weight: Callable[[tuple[str, ...]], float] | None = None, language: str = "",
+               stemmer: str = DEFAULT_STEMMER) -> Query:
+    """The question parsed once for quote selection: its words (cut with the course's ``stemmer``),
+    the previous turn's (``context``), its kind, code tokens and whether it asks for a count (by the
+    rules of the course's ``language`` tag and English's); ``word_weight`` (the bundle's IDF) is
     looked up once per word."""
-    words = query_words(question)
-    context_words = query_words(context) if context else []
+    words = query_words(question, stemmer)
+    context_words = query_words(context, stemmer) if context else []
+    stop = _stop_stems(language, stemmer)  # the language table's stop words (the stemmer's are dropped already)
+    if stop:
+        words = [w for w in words if w[0] not in stop]
+        context_words = [w for w in context_words if w[0] not in stop]
     if word_weight is not None:
         word_weight = {w: word_weight(w) for w in [*words, *context_words]}.__getitem__
-    return Query(tuple(words), tuple(context_words), question_kind(question), tuple(code_tokens(question)),
-                 asks_count(question), word_weight)
+    return Query(tuple(words), tuple(context_words), question_kind(question, language),
+                 tuple(code_tokens(question)), asks_count(question, language), word_weight, stemmer=stemmer)
+
+
+@functools.lru_cache(maxsize=16)
+def _stop_stems(language: str, stemmer: str = DEFAULT_STEMMER) -> frozenset[str]:
+    """The stop words of ``language``'s table (app/i18n) as :func:`query_words` writes them (stemmed)."""
+    words = language_rules(language).stop_words
+    return frozenset(words) | frozenset(v[0] for w in words if (v := word_variants(w, stemmer)))
 
 
 def extractive_answer(question: str, passages: list[Passage], max_passages: int | None = None,
@@ -86,7 +100,7 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int | No
     """
     settings = replace(settings, max_passages=settings.max_passages if max_passages is None else max_passages,
                        blocks_per_passage=settings.blocks_per_passage if per_passage is None else per_passage)
-    query = make_query(question, context, word_weight)
+    query = make_query(question, context, word_weight, settings.language, settings.stemmer)
     ctx = RuleContext(query, settings, guide_text)
     scored = [b for b in (_scored_blocks(p, ctx) for p in passages) if b.candidates]
     if not scored:
@@ -96,6 +110,7 @@ def choose_quotes(question: str, passages: list[Passage], max_passages: int | No
     quotable = scored[:settings.max_passages]
     if similarity is not None and settings.on("similarity"):
         scorers = [SimilarityScorer(similarity, settings), *scorers]
+    scorers = [s for s in scorers if s.name not in RULES or settings.on(s.name)]
     quotable = rescore(query, quotable, scorers)
     quotes = [Quote(b.passage, choose_blocks(b, ctx), "") for b in quotable]
     for quote_rule in switched_on(QUOTE_RULES, settings):
@@ -110,6 +125,7 @@ def _scored_blocks(passage: Passage, ctx: RuleContext) -> PassageBlocks:
     text = hit.text + (_continuation(passage, guide_text, ctx.settings) if guide_text is not None else "")
     units: list[Unit] = [
         u for u in passage_units(text, hit.heading, offset=hit.span[0], words=[*query.words, *query.context],
+                                 stemmer=query.stemmer,
                                  guide_text=functools.partial(guide_text, hit.source) if guide_text else None)
         if u.start < len(hit.text.rstrip())]
     return PassageBlocks(passage, tuple(Candidate(u, score_block(query, u, ctx.settings)) for u in units))

@@ -14,57 +14,48 @@ from __future__ import annotations
 import bisect
 import re
 
+from ..i18n import english, language_rules
 from ..text.grammar import LIST_MARKER_TEXT
 
-_HARD = [
-    r"\b(system|hidden|initial|original)\s+(prompt|instructions?|message|text)\b",
-    r"\b(reveal|repeat|print|show|output|dump|leak)\b[^.?!]{0,60}\b(prompt|instructions|rules|hidden text)\b",
-    r"\b(ignore|disregard|forget)\b[^.?!]{0,40}\b(instructions|rules|guidelines|prompt)\b",
-    r"\bdeveloper mode\b|\bjailbreak\b|\bDAN\b|\bno (rules|restrictions|limits)\b|\bunrestricted\b",
-    r"\bpretend (you are|you're|to be)\b|\byou are now\b|\bact as (an? )?(unrestricted|different|evil|hacker)",
-    r"\bdo (exactly )?what (that|the|this) (note|guide|text|page|comment) says\b",
-    r"\b(note|instructions?|message) (addressed|aimed|written) (to|at) (ai|assistants|language models)\b",
-    r"\b(list|show)\b[^.?!]{0,40}\bfiles?\b[^.?!]{0,40}\b(loaded|on (my|the|your) disk|full path)",
-]
-_SOFT = [
-    r"^\s*(system|admin|developer)\s+(override|message|notice)\s*:[^.?!]*[.?!]?",
-    r"\b(you may|you can|allowed to) (skip|omit|drop) (the )?citations?[^.?!]*[.?!]?",
-]
-_OFF_TOPIC = [
-    r"\b(write|compose|give|make up) (me )?(a |an )?(short |little |funny )?"
-    r"(poem|story|song|rap|lyrics|sonnet|rhyme|riddle|limerick|haiku|joke|essay)"
-    r"(?=\s*(?:$|[.?!,;]|about\b|on\b|for me\b|that\b|where\b|in the style\b))",
-    r"\bplan (a|my|our) (trip|holiday|vacation|party|wedding)\b|\btell me a joke\b",
-    r"\brecipe\b|\bbake\b|\bcook(ing)?\b",
-    r"\b(maths?|math|history|english|chemistry|physics) (homework|essay|assignment)\b|\bfor my (history|english) essay\b",
-    r"\bsolve\b[^.?!]{0,30}(=|\bfor x\b)",
-    r"\bwho won\b|\bworld cup\b|\bfrench revolution\b|\bcapital of\b",
-]
-
-_HARD_RE = [re.compile(p, re.IGNORECASE) for p in _HARD]
-_SOFT_RE = [re.compile(p, re.IGNORECASE) for p in _SOFT]
-_OFF_RE = [re.compile(p, re.IGNORECASE) for p in _OFF_TOPIC]
+# The rules are tables, one per language (app/i18n/<tag>.toml, [screening]); the English ones also
+# screen guide text below.
+_ENGLISH = english()
+_HARD_RE = list(_ENGLISH.injection)
+_SOFT_RE = list(_ENGLISH.override_preamble)
 
 
-def injection_kind(question: str) -> str:
-    """``"hard"``, ``"soft"`` or ``""`` (no injection pattern found)."""
-    if any(p.search(question) for p in _HARD_RE):
+def injection_kind(question: str, language: str = "") -> str:
+    """``"hard"``, ``"soft"`` or ``""`` (no injection pattern found), by the rules of the course's
+    ``language`` (a BCP 47 tag; its ``[screening]`` table, then English's; '' or a tag with no
+    table: English's). Every language's ``injection`` rules run whatever the course's language:
+    a request to reveal the prompt is declined in any language Lantern has a table for."""
+    rules = language_rules(language)
+    if any(p.search(question) for p in rules.injection) or any(
+            p.search(question) for tag in _other_tables(rules.tags) for p in language_rules(tag).injection):
         return "hard"
-    if any(p.search(question) for p in _SOFT_RE):
+    if any(p.search(question) for p in rules.override_preamble):
         return "soft"
     return ""
 
 
-def strip_soft_injection(question: str) -> str:
-    """The question with override preambles removed (what is left is retrieved and answered)."""
-    for pattern in _SOFT_RE:
+def _other_tables(tags: tuple[str, ...]) -> tuple[str, ...]:
+    from ..i18n import available
+
+    return tuple(t for t in available() if t not in tags)
+
+
+def strip_soft_injection(question: str, language: str = "") -> str:
+    """The question with override preambles removed (what is left is retrieved and answered), by
+    the rules of the course's ``language`` (see :func:`injection_kind`)."""
+    for pattern in language_rules(language).override_preamble:
         question = pattern.sub(" ", question)
     return " ".join(question.split())
 
 
-def is_off_topic(question: str) -> bool:
-    """True when the question asks for something no course guide is for."""
-    return any(p.search(question) for p in _OFF_RE)
+def is_off_topic(question: str, language: str = "") -> bool:
+    """True when the question asks for something no course guide is for, by the rules of the
+    course's ``language`` (see :func:`injection_kind`)."""
+    return any(p.search(question) for p in language_rules(language).off_topic)
 
 
 # --- guide screening (issue 23): blocks of a guide that address the assistant -----------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence, TypeVar
 
 from ..text.grammar import LIST_MARKER, LIST_MARKER_TEXT
-from ..text.tokenize import query_words, words_found
+from ..text.tokenize import DEFAULT_STEMMER, query_words, words_found
 from .blocks import Unit
 from .quotes import Quote
 from .scorers import Candidate, PassageBlocks, Query, exact_bonus, holds_question_word
@@ -54,8 +54,9 @@ def relevant(passages: list[PassageBlocks], ctx: RuleContext) -> list[PassageBlo
     heading alone is not enough, except for a ``name`` question); all of them when none has one."""
     q = ctx.query
     words = [*q.words, *q.context]
-    kept = [b for b in passages if any(c.score > 0 and (q.kind == "name" or holds_question_word(c.unit, words))
-                                       for c in b.candidates)]
+    kept = [b for b in passages
+            if any(c.score > 0 and (q.kind == "name" or holds_question_word(c.unit, words, q.stemmer))
+                   for c in b.candidates)]
     return kept or passages
 
 
@@ -93,10 +94,11 @@ def _after(unit: Unit, candidates: Sequence[Candidate]) -> Unit | None:
     return candidates[unit.order + 1].unit if unit.order + 1 < len(candidates) else None
 
 
-def echoes(unit: Unit, words: Sequence[tuple[str, ...]], share: float) -> bool:
-    """Whether ``unit`` mostly restates the question (at least ``share`` of its own words are among
-    ``words``: an error message the student pasted, a problem statement) rather than answering it."""
-    own = query_words(unit.match_text)
+def echoes(unit: Unit, words: Sequence[tuple[str, ...]], share: float, stemmer: str = DEFAULT_STEMMER) -> bool:
+    """Whether ``unit`` mostly restates the question (at least ``share`` of its own words, cut with
+    ``stemmer``, are among ``words``: an error message the student pasted, a problem statement)
+    rather than answering it."""
+    own = query_words(unit.match_text, stemmer)
     if not own or "```" in unit.text:
         return False
     asked = {v for w in words for v in w}
@@ -107,7 +109,8 @@ def echo(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> list[Un
     """``echo``: a best block that restates the question (:func:`echoes`, ``echo_share``) brings the
     block after it, its answer."""
     follower = _after(chosen[0], blocks.candidates)
-    if follower is None or follower in chosen or not echoes(chosen[0], ctx.query.words, ctx.settings.echo_share):
+    if follower is None or follower in chosen or \
+            not echoes(chosen[0], ctx.query.words, ctx.settings.echo_share, ctx.query.stemmer):
         return chosen
     return chosen + [follower]
 

@@ -18,7 +18,7 @@ from typing import Callable, Protocol, Sequence
 from ..records import Passage
 from ..retrieval.settings import HISTORY_WEIGHT
 from ..text.grammar import MARKDOWN_LINK
-from ..text.tokenize import document_tokens
+from ..text.tokenize import DEFAULT_STEMMER, document_tokens
 from .blocks import Unit
 from .settings import AnswerSettings
 
@@ -37,8 +37,8 @@ class Query:
     ``make_query``): its ``words`` and the previous turn's (``context``, counting ``context_weight``
     of the question's own), each a word's variants (:func:`~app.text.tokenize.query_words`); its
     ``kind`` (``how``, ``name``, ``value`` or ``other``); its ``code`` tokens matched verbatim; whether
-    it asks for a count (``counting``); and ``weight(word)``, a word's weight (the bundle's IDF; None:
-    1 each)."""
+    it asks for a count (``counting``); ``weight(word)``, a word's weight (the bundle's IDF; None:
+    1 each); and the ``stemmer`` the words were cut with (the blocks are cut with it too)."""
 
     words: tuple[Word, ...]
     context: tuple[Word, ...] = ()
@@ -47,6 +47,7 @@ class Query:
     counting: bool = False
     weight: Callable[[Word], float] | None = field(default=None, compare=False)
     context_weight: float = HISTORY_WEIGHT
+    stemmer: str = DEFAULT_STEMMER
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,10 @@ class PassageBlocks:
 
 
 @lru_cache(maxsize=8192)
-def text_tokens(text: str) -> frozenset[str]:
-    """The document tokens of ``text`` (:func:`~app.text.tokenize.document_tokens`), as a set."""
-    return frozenset(document_tokens(text))
+def text_tokens(text: str, stemmer: str = DEFAULT_STEMMER) -> frozenset[str]:
+    """The document tokens of ``text`` (:func:`~app.text.tokenize.document_tokens`, cut with
+    ``stemmer``), as a set."""
+    return frozenset(document_tokens(text, stemmer))
 
 
 def found_words(words: Sequence[Word], tokens: frozenset[str], heading_tokens: frozenset[str],
@@ -88,9 +90,9 @@ def found_words(words: Sequence[Word], tokens: frozenset[str], heading_tokens: f
     return found
 
 
-def holds_question_word(unit: Unit, words: Sequence[Word]) -> bool:
-    """Whether the block's own text (not its heading) holds one of ``words``."""
-    return found_words(words, text_tokens(unit.match_text), frozenset(), None, 0.0) > 0
+def holds_question_word(unit: Unit, words: Sequence[Word], stemmer: str = DEFAULT_STEMMER) -> bool:
+    """Whether the block's own text (not its heading, cut with ``stemmer``) holds one of ``words``."""
+    return found_words(words, text_tokens(unit.match_text, stemmer), frozenset(), None, 0.0) > 0
 
 
 def word_share(query: Query, unit: Unit, settings: AnswerSettings) -> float:
@@ -100,7 +102,7 @@ def word_share(query: Query, unit: Unit, settings: AnswerSettings) -> float:
     words, context, weight = query.words, query.context, query.weight
     if not words and not context:
         return 0.0
-    tokens, heading_tokens = text_tokens(unit.match_text), text_tokens(unit.heading)
+    tokens, heading_tokens = text_tokens(unit.match_text, query.stemmer), text_tokens(unit.heading, query.stemmer)
     share = settings.heading_weight
     found = (found_words(words, tokens, heading_tokens, weight, share)
              + query.context_weight * found_words(context, tokens, heading_tokens, weight, share))
@@ -194,6 +196,29 @@ class SimilarityScorer:
                  for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
         sims = iter(self.similarity(texts))
         return [[s.similarity_weight * max(0.0, float(next(sims))) if id(c.unit) in k else 0.0
+                 for c in p.candidates] for p, k in zip(passages, keep)]
+
+
+@dataclass(frozen=True)
+class RelevanceScorer:
+    """``relevance``: ``settings.relevance_weight`` times the relevance model's probability (0..1, higher:
+    the block answers the question; app/retrieval/relevance.py) for each passage's
+    ``settings.relevance_blocks`` best blocks so far (heading and text, first ``settings.similarity_chars``
+    characters), in one call of ``relevance(texts)``, which returns one probability per text. The model
+    reads the question and the block together, so it can tell the block naming the answer from one
+    that only shares the question's words."""
+
+    relevance: Callable[[list[str]], list[float]]
+    settings: AnswerSettings
+    name: str = "relevance"
+
+    def __call__(self, query: Query, passages: Sequence[PassageBlocks]) -> list[list[float]]:
+        s = self.settings
+        keep = [{id(c.unit) for c in p.ranked()[:s.relevance_blocks]} for p in passages]
+        texts = [f"{c.unit.heading}: {c.unit.match_text}"[:s.similarity_chars]
+                 for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
+        probabilities = iter(self.relevance(texts) if texts else [])
+        return [[s.relevance_weight * float(next(probabilities)) if id(c.unit) in k else 0.0
                  for c in p.candidates] for p, k in zip(passages, keep)]
 
 

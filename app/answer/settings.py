@@ -49,6 +49,12 @@ SIMILARITY_CHARS = 256
 #: every block, the same counts (IoT 37, demo 18), evidence p50 about 190 -> 95 ms (docs/answers.md,
 #: "Answer blocks").
 SIMILARITY_BLOCKS = 3
+#: ``relevance``: weight of the relevance model's probability (app/retrieval/relevance.py, issue 24) that a
+#: block answers the question, added to the block's score; it reads the first SIMILARITY_CHARS characters of
+#: each passage's RELEVANCE_BLOCKS best blocks so far. Used only when a relevance model is loaded;
+#: measurement: docs/answers.md, "Relevance model".
+RELEVANCE_WEIGHT = 0.5
+RELEVANCE_BLOCKS = 4
 #: ``second_block``: a second block of a passage is quoted when it scores at least this share of the
 #: passage's best. 0.4 since question words are weighted by IDF (the best block's lead over the rest
 #: grew: at 0.5, three second blocks holding the answer were dropped on the demo and Web Development
@@ -85,7 +91,7 @@ RULES = (
     # which passages are quoted (app/answer/rules.py)
     "near_best", "relevant",
     # scorers run on the quoted passages' blocks (app/answer/scorers.py)
-    "similarity",
+    "similarity", "relevance",
     # which blocks of a passage are quoted, besides its best (app/answer/rules.py)
     "second_block", "counting", "echo", "guide_question", "points_back",
     # the list of quotes (app/answer/rules.py)
@@ -112,6 +118,8 @@ class AnswerSettings:
     similarity_weight: float = SIMILARITY_WEIGHT
     similarity_chars: int = SIMILARITY_CHARS
     similarity_blocks: int = SIMILARITY_BLOCKS
+    relevance_weight: float = RELEVANCE_WEIGHT
+    relevance_blocks: int = RELEVANCE_BLOCKS
     second_block_share: float = SECOND_BLOCK_SHARE
     passage_quote_chars: int = PASSAGE_QUOTE_CHARS
     echo_share: float = ECHO_SHARE
@@ -119,6 +127,10 @@ class AnswerSettings:
     continuation_chars: int = CONTINUATION_CHARS
     partial_list_note: str = PARTIAL_LIST_NOTE
     rules: tuple[str, ...] = RULES
+    #: the course's language tag: the question's shape is read by its rules too (app/i18n); '' English
+    language: str = ""
+    #: the stemmer the course's words were cut with (app/text/tokenize.py; the bundle records it)
+    stemmer: str = "english"
 
     def __post_init__(self) -> None:
         unknown = [r for r in self.rules if r not in RULES]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ingest.markdown import Block, fences
-from ..text.tokenize import document_tokens, words_found
+from ..text.tokenize import DEFAULT_STEMMER, document_tokens, words_found
 
 #: Most list items and table rows a lead-in unit carries (the rest becomes "…"); also the most
 #: rows of a table quoted whole (app/answer/blocks.py). Not measured.
@@ -17,15 +17,16 @@ MAX_BLOCK_ITEMS = 8
 MAX_CODE_LINES = 14
 
 
-def focus(pieces: list[str], keep: int, words: Sequence[tuple[str, ...]], context: bool = False) -> int:
+def focus(pieces: list[str], keep: int, words: Sequence[tuple[str, ...]], context: bool = False,
+          stemmer: str = DEFAULT_STEMMER) -> int:
     """Start of the run of ``keep`` consecutive ``pieces`` holding the most distinct question
     ``words`` (the earliest run on ties, so 0 when no piece holds one). With ``context``, among the
     tied runs that follow the earliest, the one that starts nearer the first piece holding a question
     word (never past it), leaving about two thirds of the run below it: in code, the lines after a
-    comment are what the comment is about."""
+    comment are what the comment is about. ``stemmer`` cuts the pieces as the ``words`` were cut."""
     if not words or len(pieces) <= keep:
         return 0
-    token_sets = [set(document_tokens(piece)) for piece in pieces]
+    token_sets = [set(document_tokens(piece, stemmer)) for piece in pieces]
     found = [words_found(list(words), set().union(*token_sets[start:start + keep]))
              for start in range(len(pieces) - keep + 1)]
     best = max(range(len(found)), key=lambda start: (found[start], -start))
@@ -67,18 +68,19 @@ def shorten_list(items: list[str], ordered: bool, start: int) -> str:
     return "\n".join((before if start else []) + kept + (after if start + MAX_BLOCK_ITEMS < len(items) else []))
 
 
-def shorten_code(text: str, block: Block, words: Sequence[tuple[str, ...]] = ()) -> str:
+def shorten_code(text: str, block: Block, words: Sequence[tuple[str, ...]] = (),
+                 stemmer: str = DEFAULT_STEMMER) -> str:
     """A code block (``text``, the passage's text, and its ``block``) cut to MAX_CODE_LINES code
     lines: the window holding the most of the question's ``words``, after the line that opens the
     function or loop it sits in ("…" marks what was left out); fenced again with the block's own
-    fence. Indented code is shown with its lines as they are."""
+    fence. Indented code is shown with its lines as they are. ``stemmer``: as :func:`focus`."""
     lines = text[block.start:block.end].splitlines()
     if len(lines) <= MAX_CODE_LINES + 2:
         return text[block.start:block.end]
     body = text[block.parts[0][0]:min(block.parts[0][1], block.end)].splitlines() if block.fence else lines
     # Fences inside (a Markdown sample, a list taken for indented code) must not be cut apart: no shifting there.
     plain = bool(block.fence) and not fences("\n".join(body))
-    start = focus(body, MAX_CODE_LINES, words, context=plain)
+    start = focus(body, MAX_CODE_LINES, words, context=plain, stemmer=stemmer)
     kept = body[start:start + MAX_CODE_LINES]
     opener = _enclosing_line(body, start) if plain else None
     gap = "…" if block.fence else "    …"

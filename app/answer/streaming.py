@@ -42,6 +42,7 @@ class ReplyCheck:
     clock: Callable[[], float]
     timings: dict
     on_sentence: Callable[[str], None] | None = None
+    stemmer: str = "english"  # the course's (app/text/tokenize.py): the checks cut words with it
     verified: list[str] = field(default_factory=list)
     cited: list[int] = field(default_factory=list)
     checks: dict = field(default_factory=lambda: {"sentences": 0, "shown": 0})
@@ -52,7 +53,8 @@ class ReplyCheck:
         renumbered, kept and handed to ``on_sentence``."""
         checks = self.checks
         checks["sentences"] += 1
-        verdict = check_sentence(sentence, self.passages, self.blocks, MIN_SUPPORT, question=self.question)
+        verdict = check_sentence(sentence, self.passages, self.blocks, MIN_SUPPORT, question=self.question,
+                                 stemmer=self.stemmer)
         if not verdict.ok:
             checks[verdict.reason] = checks.get(verdict.reason, 0) + 1
             return

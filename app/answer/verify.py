@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..ingest.markdown import fences
 from ..records import Passage
 from ..text.grammar import ANSWER_SENTENCE_END, CITATION_MARKER, citation_numbers, split_sentences
-from ..text.tokenize import coverage, document_tokens, query_words
+from ..text.tokenize import DEFAULT_STEMMER, coverage, document_tokens, query_words
 from .citations import is_citation
 
 #: An answer sentence must share at least this share of its distinct words with the passages it
@@ -121,14 +121,15 @@ def missing_facts(sentence: str, passage_text: str) -> list[str]:
     return missing
 
 
-def support(sentence: str, texts: list[str]) -> float:
-    """Share (0..1, higher is better) of ``sentence``'s distinct words found in ``texts``."""
-    words = query_words(CITATION_MARKER.sub(" ", sentence))
+def support(sentence: str, texts: list[str], stemmer: str = DEFAULT_STEMMER) -> float:
+    """Share (0..1, higher is better) of ``sentence``'s distinct words found in ``texts`` (both cut
+    with the course's ``stemmer``)."""
+    words = query_words(CITATION_MARKER.sub(" ", sentence), stemmer)
     if not words:
         return 0.0
     tokens: set[str] = set()
     for text in texts:
-        tokens.update(document_tokens(text))
+        tokens.update(document_tokens(text, stemmer))
     return coverage(words, tokens)
 
 
@@ -151,11 +152,11 @@ def _passage_text(p: Passage) -> str:
 
 
 def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str] = (),  # noqa: C901
-                   min_support: float = MIN_SUPPORT, question: str = "") -> Verdict:
+                   min_support: float = MIN_SUPPORT, question: str = "", stemmer: str = DEFAULT_STEMMER) -> Verdict:
     """Judge one model sentence against the passages sent (``passages[i].n`` is its number in the
     prompt) and the blocks already quoted by the extractive answer (``quoted``). When ``question``
     is given (with a follow-up's previous turn), the sentence must share a word with it: a true
-    sentence about something else does not answer it."""
+    sentence about something else does not answer it. Words are cut with the course's ``stemmer``."""
     sentence = sentence.strip()
     numbers_sent = {p.n: p for p in passages}
     cited: list[int] = []
@@ -178,28 +179,28 @@ def check_sentence(sentence: str, passages: list[Passage], quoted: Sequence[str]
     if _REFUSAL.search(plain):
         return Verdict(False, text, reason="refusal")
     if question:
-        asked = {v for w in query_words(question) for v in w}
-        if asked and not any(any(v in asked for v in w) for w in query_words(plain)):
+        asked = {v for w in query_words(question, stemmer) for v in w}
+        if asked and not any(any(v in asked for v in w) for w in query_words(plain, stemmer)):
             return Verdict(False, text, reason="off-question")
     if cited:
         against = [numbers_sent[n] for n in cited]
     else:  # attribute the sentence to the passage that supports it best, if one does
-        best = max(passages, key=lambda p: support(plain, [_passage_text(p)]), default=None)
+        best = max(passages, key=lambda p: support(plain, [_passage_text(p)], stemmer), default=None)
         if best is None:
             return Verdict(False, text, reason="citation")
         against = [best]
     texts = [_passage_text(p) for p in against]
-    if support(plain, texts) < min_support:
+    if support(plain, texts, stemmer) < min_support:
         return Verdict(False, text, reason="support")
     missing = missing_facts(plain, "\n".join(texts))
     if missing:
         return Verdict(False, text, reason="facts", missing=tuple(missing))
     if _NEGATION.search(_CODE_SPAN.sub(" ", plain)) and not any(_NEGATION.search(_CODE_SPAN.sub(" ", t)) for t in texts):
         return Verdict(False, text, reason="negation")  # "does not change" from "can be disabled"
-    words = set(query_words(plain))
+    words = set(query_words(plain, stemmer))
     for block in quoted:
         for quoted_sentence in split_sentences(block):
-            if words and len(words & set(query_words(quoted_sentence))) >= REPEAT_SHARE * len(words):
+            if words and len(words & set(query_words(quoted_sentence, stemmer))) >= REPEAT_SHARE * len(words):
                 return Verdict(False, text, reason="repeat")
     if not cited:
         cited = [against[0].n]

@@ -38,6 +38,7 @@ from ..ingest.screen import META_KEY as PLANTED_KEY
 from ..ingest.screen import planted_meta
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
+from ..text.tokenize import stemmer_for
 from .library import bundle_identity, check_course_id, default_course_id, identity_meta
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
@@ -384,7 +385,8 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
 
         _write_vector_blocks(conn, len(chunks), embedder.dim)
         notify("index", 0, 1)
-        files = build_index(texts)
+        stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
+        files = build_index(texts, stemmer)
         meta = {
             "schema_version": str(SCHEMA_VERSION),
             "corpus_version": plan.corpus_version,
@@ -394,7 +396,7 @@ def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, 
             "embedding_model_id": embedder.model_id,
             "embedding_dim": str(embedder.dim),
             "embedding_checksum": embedder.checksum,
-            "lexical": json.dumps(index_params(), sort_keys=True),
+            "lexical": json.dumps(index_params(stemmer), sort_keys=True),
             "libraries": json.dumps(_library_versions(), sort_keys=True),
             "sources": str(len(plan.documents)),
             "chunks": str(len(chunks)),

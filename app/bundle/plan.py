@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import CourseFolderError
+from ..formats.kinds import MARKDOWN_KINDS
 from ..ingest.chunker import ChunkedDoc, ChunkerSettings, chunk_document
 from ..ingest.markdown import parser
 from ..ingest.reader import IMAGE_TYPES, read_course
@@ -36,7 +37,7 @@ Progress = Callable[[str, int, int], None]
 
 _HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 #: Document kinds whose text is Markdown (HTML and PDF are converted to Markdown when read).
-_MARKDOWN_KINDS = {"markdown", "html", "pdf"}
+_MARKDOWN_KINDS = {"markdown", "html", "pdf", *MARKDOWN_KINDS}
 _IMAGE_EXTENSIONS = frozenset(IMAGE_TYPES)
 
 

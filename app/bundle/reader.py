@@ -149,15 +149,16 @@ class BundleReader:
             if key not in self.meta:
                 raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
                                   "or foreign build); rebuild it with `lantern build`.")
-        from ..text.tokenize import TOKENIZER_VERSION
+        from ..text.tokenize import OLDEST_TOKENIZER_VERSION, TOKENIZER_VERSION
 
         try:
             built_with = json.loads(self.meta.get("lexical", "{}")).get("tokenizer_version")
         except (ValueError, AttributeError):
             built_with = None
-        if built_with != TOKENIZER_VERSION:
+        if type(built_with) is not int or not OLDEST_TOKENIZER_VERSION <= built_with <= TOKENIZER_VERSION:
             raise BundleError(f"The course bundle {self.path} was indexed with tokenizer version {built_with}; this app "
-                              f"searches with version {TOKENIZER_VERSION}. Rebuild the bundle with this version of Lantern.")
+                              f"searches with versions {OLDEST_TOKENIZER_VERSION} to {TOKENIZER_VERSION}. Rebuild the "
+                              "bundle with this version of Lantern.")
         dim = self.meta["embedding_dim"]
         if not (dim.isdigit() and 0 < int(dim) <= 65536):
             raise BundleError(f"The course bundle {self.path} records an embedding dimension of {dim[:20]!r}, not a "

@@ -2,7 +2,9 @@
 
 Tables (DESIGN.md, "The corpus bundle"):
 - ``meta(key, value)``: schema and corpus version, build time, chunker settings,
-  embedding model id/dimension/checksum, lexical index parameters, library versions;
+  embedding model id/dimension/checksum, lexical index parameters (``lexical``: BM25 settings,
+  ``tokenizer_version`` and, from tokenizer version 3, the ``stemmer`` the index was cut with,
+  app/text/tokenize.py), library versions;
 - ``sources``: one row per guide (path relative to the course root, title, kind,
   language, sha256 and size in bytes of the file, decoded text for the viewer);
 - ``headings``: every heading of every guide (for the viewer and table of contents);

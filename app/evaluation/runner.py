@@ -66,12 +66,12 @@ def run_questions(retriever: Retriever, questions: Iterable[EvalQuestion], *,
     results: list[QuestionResult] = []
     for done, q in enumerate(questions, 1):
         text, guard = q.question, ""
-        kind = injection_kind(text)
+        kind = injection_kind(text, retriever.language)  # the course's language's screening too (app/i18n)
         if kind == "hard":
             guard = "declined-injection"
         elif kind == "soft":
-            text = strip_soft_injection(text) or text
-        if not guard and is_off_topic(text):
+            text = strip_soft_injection(text, retriever.language) or text
+        if not guard and is_off_topic(text, retriever.language):
             guard = "declined-off-topic"
         runs: dict[str, ModeRun] = {}
         sent: tuple[tuple[str, str], ...] = ()

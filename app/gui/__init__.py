@@ -10,8 +10,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..logfile import details_hint
-
 log = logging.getLogger(__name__)
 
 NO_DISPLAY_MESSAGE = ("Lantern's window needs a graphical display and none was found; "
@@ -80,6 +78,8 @@ def _install_excepthook() -> None:
     """Log unexpected exceptions and show them in a dialog instead of ending the app."""
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from .translation import details_words, tr
+
     def hook(kind, value, tb) -> None:
         if issubclass(kind, KeyboardInterrupt):
             sys.__excepthook__(kind, value, tb)
@@ -87,8 +87,8 @@ def _install_excepthook() -> None:
         log.error("unexpected error", exc_info=(kind, value, tb))
         if QApplication.instance() is not None:
             QMessageBox.critical(None, "Lantern",
-                                 f"Something went wrong ({kind.__name__}: {value}). Lantern keeps running; "
-                                 f"{details_hint()}.")
+                                 tr("Something went wrong ({problem}). Lantern keeps running; {details}.").format(
+                                     problem=f"{kind.__name__}: {value}", details=details_words()))
 
     sys.excepthook = hook
 
@@ -112,6 +112,7 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: 
     from ..errors import LanternError
     from ..logfile import start_log_file
     from .courses import CourseSwitcher
+    from .translation import install_translators, tr
     from .workers import exit_if_workers_stuck, load_assistant
 
     start_log_file()
@@ -119,6 +120,7 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: 
     app.setApplicationName("Lantern")
     _install_excepthook()
     settings = Settings.load()
+    install_translators(settings.ui_language)  # the settings' language, else the system's; English without a .qm
     if settings.font_size:
         font = QFont(QApplication.font())
         font.setPointSize(settings.font_size)
@@ -126,7 +128,7 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: 
 
     path = bundle_path or default_bundle()
     if path is None:
-        chosen, _ = QFileDialog.getOpenFileName(None, "Open a course bundle", "", "Course bundles (*.sqlite)")
+        chosen, _ = QFileDialog.getOpenFileName(None, tr("Open a course bundle"), "", tr("Course bundles (*.sqlite)"))
         if not chosen:
             print("No course bundle chosen; build one with `lantern build COURSE_FOLDER -o BUNDLE`.", file=sys.stderr)
             return 1
@@ -140,8 +142,8 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: 
         except LanternError as exc:
             print(str(exc), file=sys.stderr)
             QMessageBox.critical(None, "Lantern", str(exc))
-            chosen, _ = QFileDialog.getOpenFileName(None, "Open another course bundle", str(Path(path).parent),
-                                                    "Course bundles (*.sqlite)")
+            chosen, _ = QFileDialog.getOpenFileName(None, tr("Open another course bundle"), str(Path(path).parent),
+                                                    tr("Course bundles (*.sqlite)"))
             if not chosen:
                 return 1
             path = Path(chosen)

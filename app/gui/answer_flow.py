@@ -16,6 +16,7 @@ from typing import Protocol, cast
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from ..answer.remote import engine_words
 from ..bundle.reader import BundleReader
 from ..records import Answer
 from ..text.grammar import CITATION_MARKER, citation_numbers
@@ -23,6 +24,7 @@ from .ask_panel import ANSWER_DESCRIPTION, AskPanel, state_words
 from .conversation import Conversation, Exchange
 from .render import answer_as_text
 from .status import StatusArea
+from .translation import tr
 from .words import (
     DEGRADED_NOTES,
     EARLIER_WORDS,
@@ -79,6 +81,7 @@ class AnswerFlow(QObject):
         self.busy = False
         self.ready = False
         self.degraded: tuple[str, ...] = ()
+        self.keyword_reason = ""
         self.conversation = Conversation()  # never saved: lab PCs are shared
         self.shown: Exchange | None = None
         self._streamed: list[str] = []  # the model's verified sentences of the running answer
@@ -151,16 +154,16 @@ class AnswerFlow(QObject):
         self._set_aside_worker()
         self.ready = False
         self.status.show_loading()
-        self.panel.notice.setText(LOADING_NOTE)
+        self.panel.notice.setText(tr(LOADING_NOTE))
         self.panel.notice.setVisible(True)
         self.start_worker(self.window.fresh_assistant_factory())
         if evidence is not None:  # finished as a stopped answer: the guides' words that were shown
             self._finished(evidence)
-            self.panel.set_state(f"{self.panel.state_label.text()} {SET_ASIDE_WORDS}")
+            self.panel.set_state(f"{self.panel.state_label.text()} {tr(SET_ASIDE_WORDS)}")
             return
         self._idle()
-        self.panel.set_state(SET_ASIDE_WORDS)
-        self.error_shown.emit(SET_ASIDE_WORDS)
+        self.panel.set_state(tr(SET_ASIDE_WORDS))
+        self.error_shown.emit(tr(SET_ASIDE_WORDS))
         self._clear_if_asked()
 
     # --- asking -----------------------------------------------------------------------
@@ -170,7 +173,7 @@ class AnswerFlow(QObject):
         if self.busy:
             return
         if not question:
-            panel.set_state("Type a question first.")
+            panel.set_state(tr("Type a question first."))
             return
         self.busy = True
         self.stopped = False
@@ -180,15 +183,15 @@ class AnswerFlow(QObject):
         self._streamed = []
         self._evidence = None
         panel.clear_answer()
-        panel.asked_label.setText(f"You asked: {question}")
+        panel.asked_label.setText(tr("You asked: {question}").format(question=question))
         if self.ready:  # the last answer's time is stale now (a loading note is not)
             self.status.show_status("")
         panel.ask_button.setEnabled(False)
         panel.stop_button.setEnabled(True)
         panel.copy_button.setEnabled(False)
         self._update_earlier()
-        panel.set_state("Searching the guides…" if self.ready else
-                        "Waiting for the language model to load; the question is sent as soon as it is ready…")
+        panel.set_state(tr("Searching the guides…") if self.ready else
+                        tr("Waiting for the language model to load; the question is sent as soon as it is ready…"))
         self._pending_question = question
         self.worker.ask_requested.emit(question, self.conversation.memory())
 
@@ -204,11 +207,11 @@ class AnswerFlow(QObject):
         self.answer = None
         self._evidence, self._streamed = None, []
         panel.clear_answer()
-        panel.answer_view.setAccessibleDescription(ANSWER_DESCRIPTION)
+        panel.answer_view.setAccessibleDescription(tr(ANSWER_DESCRIPTION))
         panel.asked_label.setText("")
         panel.question_box.clear()
         panel.copy_button.setEnabled(False)
-        panel.set_state("New conversation: earlier questions are forgotten.")
+        panel.set_state(tr("New conversation: earlier questions are forgotten."))
         self.update_conversation_label()
         self._update_earlier()
         self.window.focus_question()
@@ -243,7 +246,7 @@ class AnswerFlow(QObject):
         self.stopped = True
         self.worker.stop_flag.set()
         self.panel.stop_button.setEnabled(False)
-        self.panel.set_state("Stopping…")
+        self.panel.set_state(tr("Stopping…"))
         if not self._stop_timer.isActive():
             self._stop_timer.start(STOP_GRACE_MS)
 
@@ -291,16 +294,17 @@ class AnswerFlow(QObject):
         self.ready = True
         self.degraded = loaded.degraded
         self.status.show_models(loaded.model_name, self.degraded, loaded.keyword_only_reason)
-        notes = [DEGRADED_NOTES[d] for d in self.degraded if d in DEGRADED_NOTES]
+        self.keyword_reason = loaded.keyword_only_reason
+        notes = [tr(DEGRADED_NOTES[d]) for d in self.degraded if d in DEGRADED_NOTES]
         self.panel.notice.setText(" ".join(notes))
         self.panel.notice.setVisible(bool(notes))
         if self.busy:
-            self.panel.set_state("Searching the guides…")
+            self.panel.set_state(tr("Searching the guides…"))
         self.models_loaded.emit()
 
     def _load_failed(self, message: str) -> None:
         self.status.show_load_failed()
-        self.panel.notice.setText(f"{message} You can still search the guides (Ctrl+F).")
+        self.panel.notice.setText(message + " " + tr("You can still search the guides (Ctrl+F)."))
         self.note.emit(message)
         if self.busy:
             self._idle()
@@ -314,7 +318,7 @@ class AnswerFlow(QObject):
         self.panel.show_answer(evidence.text, evidence.passages, {p.n for p in evidence.citations})
         self.panel.copy_button.setEnabled(True)
         if not self.stopped:
-            self.panel.set_state(SEARCH_ONLY_WORDS if "search-only" in evidence.degraded else EVIDENCE_WORDS)
+            self.panel.set_state(tr(SEARCH_ONLY_WORDS if "search-only" in evidence.degraded else EVIDENCE_WORDS))
         if "evidence" in evidence.timings_ms:
             self.status.show_status(evidence_status(evidence.timings_ms["evidence"] / 1000))
         if evidence.citations:  # the reader's pane shows the first cited passage at once, not an empty viewer
@@ -348,6 +352,8 @@ class AnswerFlow(QObject):
         self.panel.question_box.selectAll()  # typing replaces it; the question is shown above the answer
         timings = answer.timings_ms
         evidence = timings.get("evidence")
+        if answer.engine.startswith("remote") or "engine-unavailable" in answer.degraded:  # who answered, this time
+            self.status.show_models(engine_words(answer.model, answer.engine), answer.degraded, self.keyword_reason)
         self.status.show_status(finished_status(answer.state, timings.get("total", 0) / 1000,
                                                 search_only="search-only" in answer.degraded, stopped=self.stopped,
                                                 evidence=evidence / 1000 if evidence is not None else None), 8000)
@@ -366,7 +372,7 @@ class AnswerFlow(QObject):
         if self.busy:
             self._idle()
         if not self.ready:
-            self.status.model_label.setText("no language model")
+            self.status.model_label.setText(tr("no language model"))
         self.panel.set_state(message)
         self._clear_if_asked()
         QMessageBox.critical(self._widget, "Lantern", message)
@@ -389,11 +395,11 @@ class AnswerFlow(QObject):
         answer = exchange.answer
         self.shown = exchange
         # Citations and sources open the passages of the answer on screen, never another one's.
-        self.panel.asked_label.setText(f"You asked: {exchange.question}")
+        self.panel.asked_label.setText(tr("You asked: {question}").format(question=exchange.question))
         self.panel.show_answer(answer.text, answer.passages, {p.n for p in answer.citations})
         state = state_words(exchange)
         if exchange is not self.conversation.latest:
-            where = EARLIER_WORDS.format(n=self.conversation.index(exchange) + 1, total=len(self.conversation))
+            where = tr(EARLIER_WORDS).format(n=self.conversation.index(exchange) + 1, total=len(self.conversation))
             state = f"{where} {state}"
         self.panel.set_state(state)
         self.panel.copy_button.setEnabled(bool(answer.text))

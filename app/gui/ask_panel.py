@@ -29,10 +29,12 @@ from ..records import HEADING_SEPARATOR, Passage
 from ..retrieval.links import GUIDE, classify_link, link_refusal
 from .conversation import Conversation, Exchange
 from .render import CITE_SCHEME, GUIDE_SCHEME, answer_html, excerpt
+from .translation import QT_TR_NOOP, tr
 from .viewer import bold_font
 from .widgets import AnswerView, FitLabel
 from .words import (
     ANSWER_PLACEHOLDER,
+    DEGRADED_NOTES,
     EARLIER_LATEST,
     EARLIER_PLACEHOLDER,
     EARLIER_TITLE,
@@ -52,17 +54,19 @@ except ImportError:  # pragma: no cover - older Qt
 
 QUESTION_LINES = 3  # lines of "You asked: …" (a longer question is elided; the tooltip has it all)
 EARLIER_CHARS = 90  # characters of a question in the earlier-questions box
-ANSWER_DESCRIPTION = "The answer; Tab moves between its citation links, Enter opens one"
+ANSWER_DESCRIPTION = QT_TR_NOOP("The answer; Tab moves between its citation links, Enter opens one")
 
 
 def state_words(exchange: Exchange) -> str:
     """The state line of a finished exchange."""
     answer = exchange.answer
     if answer.state == "extractive" and "search-only" in answer.degraded:
-        words = SEARCH_ONLY_WORDS
+        words = tr(SEARCH_ONLY_WORDS)
     else:
-        words = STATE_WORDS.get(answer.state, answer.state)
-    return f"{STOPPED_WORDS} {words}" if exchange.stopped else words
+        words = tr(STATE_WORDS.get(answer.state, answer.state))
+    if "engine-unavailable" in answer.degraded:  # the lab's engine failed (app/answer/remote.py): say so first
+        words = f"{tr(DEGRADED_NOTES['engine-unavailable'])} {words}"
+    return f"{tr(STOPPED_WORDS)} {words}" if exchange.stopped else words
 
 
 class AskPanel(QWidget):
@@ -90,25 +94,25 @@ class AskPanel(QWidget):
         # Labels of text Lantern does not control (questions, messages, names) wrap anywhere
         # or are elided (FitLabel), so no text widens the window; bold and colour are set as
         # font and palette, not style sheets, so they follow the font size (Settings) at once.
-        self.notice = FitLabel(LOADING_NOTE)
+        self.notice = FitLabel(tr(LOADING_NOTE))
         self.notice.setFrameShape(QFrame.Shape.StyledPanel)
         self.notice.setMargin(6)
         self.notice.setFont(bold_font())
-        self.notice.setAccessibleName("Note")
+        self.notice.setAccessibleName(tr("Note"))
         layout.addWidget(self.notice)
 
         top = QHBoxLayout()
         self.conversation_label = FitLabel("")
-        self.conversation_label.setAccessibleName("Conversation")
+        self.conversation_label.setAccessibleName(tr("Conversation"))
         top.addWidget(self.conversation_label, 1)
-        self.new_button = QPushButton("&New conversation")
-        self.new_button.setAccessibleName("New conversation")
-        self.new_button.setAccessibleDescription("Forget the previous questions and clear the answer (Ctrl+N)")
-        self.new_button.setToolTip("Forget the previous questions and start over (Ctrl+N)")
-        self.copy_button = QPushButton("&Copy answer")
-        self.copy_button.setAccessibleName("Copy answer")
-        self.copy_button.setAccessibleDescription("Copy the answer and its sources as text (Ctrl+C in the answer)")
-        self.copy_button.setToolTip("Copy the answer with its sources written out (Ctrl+C in the answer)")
+        self.new_button = QPushButton(tr("&New conversation"))
+        self.new_button.setAccessibleName(tr("New conversation"))
+        self.new_button.setAccessibleDescription(tr("Forget the previous questions and clear the answer (Ctrl+N)"))
+        self.new_button.setToolTip(tr("Forget the previous questions and start over (Ctrl+N)"))
+        self.copy_button = QPushButton(tr("&Copy answer"))
+        self.copy_button.setAccessibleName(tr("Copy answer"))
+        self.copy_button.setAccessibleDescription(tr("Copy the answer and its sources as text (Ctrl+C in the answer)"))
+        self.copy_button.setToolTip(tr("Copy the answer with its sources written out (Ctrl+C in the answer)"))
         self.copy_button.setEnabled(False)
         top.addWidget(self.new_button)
         top.addWidget(self.copy_button)
@@ -118,18 +122,18 @@ class AskPanel(QWidget):
         self.earlier_row = QWidget()
         earlier = QHBoxLayout(self.earlier_row)
         earlier.setContentsMargins(0, 0, 0, 0)
-        earlier_title = QLabel(EARLIER_TITLE)
+        earlier_title = QLabel(tr(EARLIER_TITLE))
         self.earlier = QComboBox()
-        self.earlier.setAccessibleName("Earlier in this conversation")
-        self.earlier.setAccessibleDescription("Your earlier questions, newest last; choosing one shows its answer "
-                                              "and sources again as they were given")
-        self.earlier.setToolTip("Show an earlier answer of this conversation again (Alt+E, then Up or Down)")
-        self.earlier.setPlaceholderText(EARLIER_PLACEHOLDER)
+        self.earlier.setAccessibleName(tr("Earlier in this conversation"))
+        self.earlier.setAccessibleDescription(tr("Your earlier questions, newest last; choosing one shows its answer "
+                                                 "and sources again as they were given"))
+        self.earlier.setToolTip(tr("Show an earlier answer of this conversation again (Alt+E, then Up or Down)"))
+        self.earlier.setPlaceholderText(tr(EARLIER_PLACEHOLDER))
         self.earlier.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.earlier.setMinimumContentsLength(16)
         self.earlier.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.earlier.setMaxVisibleItems(15)
-        self.earlier.view().setAccessibleName("Earlier questions")
+        self.earlier.view().setAccessibleName(tr("Earlier questions"))
         self.earlier.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)  # long questions keep their end
         earlier_title.setBuddy(self.earlier)
         earlier.addWidget(earlier_title)
@@ -138,27 +142,28 @@ class AskPanel(QWidget):
         layout.addWidget(self.earlier_row)
 
         self.asked_label = FitLabel("", max_lines=QUESTION_LINES)
-        self.asked_label.setAccessibleName("Your question")
+        self.asked_label.setAccessibleName(tr("Your question"))
         layout.addWidget(self.asked_label)
 
         self.answer_view = AnswerView()
         self.answer_view.setOpenLinks(False)
-        self.answer_view.setAccessibleName("Answer")
-        self.answer_view.setAccessibleDescription(ANSWER_DESCRIPTION)
+        self.answer_view.setAccessibleName(tr("Answer"))
+        self.answer_view.setAccessibleDescription(tr(ANSWER_DESCRIPTION))
         self.answer_view.anchorClicked.connect(self._citation_clicked)
-        self.answer_view.set_placeholder(ANSWER_PLACEHOLDER.format(title=bundle.title))
+        self.answer_view.set_placeholder(tr(ANSWER_PLACEHOLDER).format(title=bundle.title))
         layout.addWidget(self.answer_view, 4)  # the reply gets two thirds of the room the sources share
 
         self.state_label = FitLabel("")
-        self.state_label.setAccessibleName("Answer state")
+        self.state_label.setAccessibleName(tr("Answer state"))
         layout.addWidget(self.state_label)
 
-        self.sources_title = sources_title = QLabel("S&ources")
+        self.sources_title = sources_title = QLabel(tr("S&ources"))
         sources_title.setFont(bold_font())
         layout.addWidget(sources_title)
         self.sources_list = QListWidget()
-        self.sources_list.setAccessibleName("Sources")
-        self.sources_list.setAccessibleDescription("Passages of the guides used for the answer; press Enter to open one")
+        self.sources_list.setAccessibleName(tr("Sources"))
+        self.sources_list.setAccessibleDescription(tr("Passages of the guides used for the answer; press Enter to "
+                                                      "open one"))
         self.sources_list.setWordWrap(True)
         self.sources_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # wrap instead
         self.sources_list.setAlternatingRowColors(True)
@@ -167,26 +172,26 @@ class AskPanel(QWidget):
         sources_title.setBuddy(self.sources_list)
         layout.addWidget(self.sources_list, 2)  # (the first cited passage also opens in the viewer)
 
-        question_title = QLabel("&Question (Enter sends, Shift+Enter starts a new line)")
+        question_title = QLabel(tr("&Question (Enter sends, Shift+Enter starts a new line)"))
         layout.addWidget(question_title)
         self.question_box = QPlainTextEdit()
-        self.question_box.setAccessibleName("Question")
-        self.question_box.setAccessibleDescription("Type a question about the course and press Enter; "
-                                                   "Tab then moves to the answer")
-        self.question_box.setPlaceholderText(QUESTION_PLACEHOLDER.format(title=bundle.title))
+        self.question_box.setAccessibleName(tr("Question"))
+        self.question_box.setAccessibleDescription(tr("Type a question about the course and press Enter; "
+                                                      "Tab then moves to the answer"))
+        self.question_box.setPlaceholderText(tr(QUESTION_PLACEHOLDER).format(title=bundle.title))
         self.question_box.setTabChangesFocus(True)
         self.fit_question_box()
         question_title.setBuddy(self.question_box)
         layout.addWidget(self.question_box)
 
         buttons = QHBoxLayout()
-        self.ask_button = QPushButton("&Ask")
-        self.ask_button.setAccessibleName("Ask")
-        self.ask_button.setAccessibleDescription("Send the question (Enter in the question box)")
+        self.ask_button = QPushButton(tr("&Ask"))
+        self.ask_button.setAccessibleName(tr("Ask"))
+        self.ask_button.setAccessibleDescription(tr("Send the question (Enter in the question box)"))
         self.ask_button.setDefault(True)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setAccessibleName("Stop answering")
-        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button = QPushButton(tr("Stop"))
+        self.stop_button.setAccessibleName(tr("Stop answering"))
+        self.stop_button.setToolTip(tr("Stop the answer (Esc)"))
         self.stop_button.setEnabled(False)
         buttons.addWidget(self.ask_button)
         buttons.addWidget(self.stop_button)
@@ -253,7 +258,7 @@ class AskPanel(QWidget):
             if heading and heading[0] == title:
                 heading = heading[1:]
             label = HEADING_SEPARATOR.join([title] + heading[-1:])
-            mark = " (cited)" if p.n in cited else ""
+            mark = " " + tr("(cited)") if p.n in cited else ""
             item = QListWidgetItem(f"{p.n}. {label}{mark}\n    {excerpt(p.hit.text, 90)}")
             item.setData(Qt.ItemDataRole.UserRole, p.n)
             item.setToolTip(f"{p.hit.heading}\n{p.hit.source}#{p.hit.anchor}")
@@ -294,7 +299,7 @@ class AskPanel(QWidget):
         latest = conversation.latest
         for exchange in conversation:
             question = short_question(exchange.question, EARLIER_CHARS)  # the view elides it further
-            box.addItem(f"{question} {EARLIER_LATEST}" if exchange is latest else question)
+            box.addItem(f"{question} {tr(EARLIER_LATEST)}" if exchange is latest else question)
             answer_words = excerpt(exchange.answer.text, 160) or state_words(exchange)
             box.setItemData(box.count() - 1, answer_words, Qt.ItemDataRole.ToolTipRole)
         box.setCurrentIndex(conversation.index(shown) if shown is not None else -1)
@@ -306,11 +311,12 @@ class AskPanel(QWidget):
     def update_conversation_label(self, turns: int) -> None:
         """Say how many earlier questions a follow-up can refer to."""
         if not turns:
-            self.conversation_label.setText("New conversation.")
+            self.conversation_label.setText(tr("New conversation."))
         elif turns == 1:
-            self.conversation_label.setText("A follow-up question can refer to your last question.")
+            self.conversation_label.setText(tr("A follow-up question can refer to your last question."))
         else:
-            self.conversation_label.setText(f"A follow-up question can refer to your last {turns} questions.")
+            self.conversation_label.setText(tr("A follow-up question can refer to your last {turns} questions.")
+                                            .format(turns=turns))
 
     def announce(self, text: str) -> None:
         """Tell screen readers the finished answer once (not the evidence and sentences as they arrive)."""

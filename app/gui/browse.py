@@ -41,13 +41,14 @@ from ..bundle.reader import MATCH_END, MATCH_START, BundleReader, GuideMatch, So
 from ..records import HEADING_SEPARATOR, join_heading
 from .render import mark_prefixes, plain_marks, snippet_html
 from .theme import mark_colors
+from .translation import QT_TR_NOOP, tr
 from .widgets import FitLabel
 
 #: Item data roles: where an item leads, and the HTML a delegate draws.
 LOCATION_ROLE = Qt.ItemDataRole.UserRole
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 180
-ROOT_FOLDER = "Course"
+ROOT_FOLDER = QT_TR_NOOP("Course")  # the guides at the top of the course (shown translated)
 
 #: A number standing on its own in a name or title: "Lesson 2", "02-pwm", "lesson_10", not "ESP32" or "I2C".
 _ORDER_NUMBER = re.compile(r"(?<![^\W_])\d+")
@@ -81,8 +82,8 @@ class ContentsTree(QTreeWidget):
         self.bundle = bundle
         self.setHeaderHidden(True)
         self.setUniformRowHeights(True)
-        self.setAccessibleName("Contents")
-        self.setAccessibleDescription("The course guides by folder, with their headings; press Enter to open one")
+        self.setAccessibleName(tr("Contents"))
+        self.setAccessibleDescription(tr("The course guides by folder, with their headings; press Enter to open one"))
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self._fill()
@@ -93,8 +94,9 @@ class ContentsTree(QTreeWidget):
             top = source.path.split("/", 1)[0] if "/" in source.path else ROOT_FOLDER
             folder = folders.get(top)
             if folder is None:
-                folder = QTreeWidgetItem(self, [top])
-                folder.setToolTip(0, f"Folder {top}" if top != ROOT_FOLDER else "Guides at the top of the course")
+                folder = QTreeWidgetItem(self, [top if top != ROOT_FOLDER else tr(ROOT_FOLDER)])
+                folder.setToolTip(0, tr("Folder {name}").format(name=top) if top != ROOT_FOLDER else
+                                  tr("Guides at the top of the course"))
                 folders[top] = folder
             guide = QTreeWidgetItem(folder, [source.title])
             guide.setData(0, LOCATION_ROLE, (source.path, ""))
@@ -207,22 +209,22 @@ class GuideSearch(QWidget):
         self.matches: list[GuideMatch] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        label = QLabel("Search the &guides (works without the language model):")
+        label = QLabel(tr("Search the &guides (works without the language model):"))
         layout.addWidget(label)
         self.box = _SearchBox()
-        self.box.setPlaceholderText("Words or the start of words, e.g. oled blank")
+        self.box.setPlaceholderText(tr("Words or the start of words, e.g. oled blank"))
         self.box.setClearButtonEnabled(True)
-        self.box.setAccessibleName("Search the guides")
-        self.box.setAccessibleDescription("Type words; matching sections of the guides are listed below. "
-                                          "Press Down to reach the results.")
+        self.box.setAccessibleName(tr("Search the guides"))
+        self.box.setAccessibleDescription(tr("Type words; matching sections of the guides are listed below. "
+                                             "Press Down to reach the results."))
         label.setBuddy(self.box)
         layout.addWidget(self.box)
         self.count_label = FitLabel("", max_lines=3)  # it quotes the query, which may be one long word
-        self.count_label.setAccessibleName("Search results count")
+        self.count_label.setAccessibleName(tr("Search results count"))
         layout.addWidget(self.count_label)
         self.results = QListWidget()
-        self.results.setAccessibleName("Search results")
-        self.results.setAccessibleDescription("Sections of the guides that match; press Enter to open one")
+        self.results.setAccessibleName(tr("Search results"))
+        self.results.setAccessibleDescription(tr("Sections of the guides that match; press Enter to open one"))
         self.results.setItemDelegate(HtmlDelegate(self.results))
         self.results.setWordWrap(True)
         self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
@@ -255,11 +257,13 @@ class GuideSearch(QWidget):
         for match in self.matches:
             self.results.addItem(self._item(match, query, background, color))
         if self.matches:
-            self.count_label.setText(f"{len(self.matches)} section{'s' if len(self.matches) != 1 else ''} "
-                                     "match; press Down, then Enter to open one.")
+            found = (tr("{n} section matches; press Down, then Enter to open one.") if len(self.matches) == 1
+                     else tr("{n} sections match; press Down, then Enter to open one."))
+            self.count_label.setText(found.format(n=len(self.matches)))
             self.results.setCurrentRow(0)
         else:
-            self.count_label.setText(f"No section of the guides contains “{query}”. Try fewer or shorter words.")
+            self.count_label.setText(tr("No section of the guides contains “{query}”. Try fewer or shorter words.")
+                                     .format(query=query))
 
     def _item(self, match: GuideMatch, query: str, background: str, color: str) -> QListWidgetItem:
         title = self.bundle.source_title(match.source)

@@ -45,13 +45,13 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from ..bundle.library import STATE_OK, STATE_OLDER, CourseEntry, list_courses
+from ..bundle.library import STATE_DAMAGED, STATE_NEEDS_NEWER_APP, STATE_OK, STATE_OLDER, CourseEntry, list_courses
 from ..bundle.reader import BundleReader
 from ..config import Settings
 from ..errors import LanternError
-from ..ingest.language import language_name
 from .conversation import Conversation, Exchange
 from .main_window import MainWindow
+from .translation import QT_TR_NOOP, language_words, tr
 from .updates import version_words
 from .words import UPDATED_WORDS
 from .workers import AssistantFactory
@@ -65,6 +65,10 @@ FactoryFor = Callable[[BundleReader], AssistantFactory]
 
 #: What identifies a course's conversation: the bundle file (resolved path) and its corpus version.
 CourseKey = tuple[str, str]
+
+#: A course's state in the menu, when it is not ``ok`` (the library's state names, in words).
+STATE_WORDS = {STATE_DAMAGED: QT_TR_NOOP("damaged"), STATE_NEEDS_NEWER_APP: QT_TR_NOOP("needs a newer Lantern"),
+               STATE_OLDER: QT_TR_NOOP("older version")}
 
 
 def course_key(bundle: BundleReader) -> CourseKey:
@@ -87,12 +91,12 @@ def course_label(entry: CourseEntry) -> str:
     if entry.version:
         parts.append(entry.version)
     if entry.guides is not None:
-        parts.append(f"{entry.guides} guide{'' if entry.guides == 1 else 's'}")
+        parts.append((tr("{n} guide") if entry.guides == 1 else tr("{n} guides")).format(n=entry.guides))
     if entry.language:
-        parts.append(language_name(entry.language))
+        parts.append(language_words(entry.language))
     text = " · ".join(parts)
     if entry.state != STATE_OK:
-        text += f" ({entry.state})"
+        text += f" ({tr(STATE_WORDS.get(entry.state, entry.state))})"
     return text
 
 
@@ -120,17 +124,18 @@ class CourseSwitcher(QObject):
         self.tell: Callable[[str, bool], None] = self._tell
 
     def _choose_file(self) -> Path | None:
-        chosen, _ = QFileDialog.getOpenFileName(self.window, "Add or update a course", "",
-                                                "Course bundles (*.sqlite)")
+        chosen, _ = QFileDialog.getOpenFileName(self.window, tr("Add or update a course"), "",
+                                                tr("Course bundles (*.sqlite)"))
         return Path(chosen) if chosen else None
 
     def _confirm(self, text: str) -> bool:
         button = QMessageBox.StandardButton
-        answer = QMessageBox.question(self.window, "Add or update a course", text, button.Yes | button.No, button.No)
+        answer = QMessageBox.question(self.window, tr("Add or update a course"), text, button.Yes | button.No,
+                                      button.No)
         return answer == button.Yes
 
     def _tell(self, text: str, problem: bool) -> None:
-        (QMessageBox.warning if problem else QMessageBox.information)(self.window, "Add or update a course", text)
+        (QMessageBox.warning if problem else QMessageBox.information)(self.window, tr("Add or update a course"), text)
 
     def add_course(self) -> None:
         """The "Add or update a course…" slot: install a chosen bundle into the user's course folder
@@ -149,17 +154,19 @@ class CourseSwitcher(QObject):
             embedding = None
         try:
             result = install_bundle(source, folder, embedding=embedding, confirm=lambda plan: self.confirm(
-                "\n".join(plan.lines()) + f"\n\nInstall {plan.new.version} into {plan.installed.parent}?"))
+                "\n".join(plan.lines()) + "\n\n" + tr("Install {version} into {folder}?").format(
+                    version=plan.new.version, folder=plan.installed.parent)))
         except LanternError as exc:
             self.tell(str(exc), True)
             return
         if result.result == "already-current":
-            self.tell(f"{result.course_id} {result.new.version} is already installed (same corpus version); "
-                      "nothing changed.", False)
+            self.tell(tr("{course} {version} is already installed (same corpus version); nothing changed.").format(
+                course=result.course_id, version=result.new.version), False)
         else:
-            kept = f" The previous version is kept as {result.previous.name}." if result.previous else ""
-            self.tell(f"Installed {result.course_id} {result.new.version}; choose it in the Course menu.{kept}",
-                      False)
+            kept = (" " + tr("The previous version is kept as {name}.").format(name=result.previous.name)
+                    if result.previous else "")
+            self.tell(tr("Installed {course} {version}; choose it in the Course menu.").format(
+                course=result.course_id, version=result.new.version) + kept, False)
         if self.window is not None:
             self._add_menu(self.window)
 
@@ -212,9 +219,9 @@ class CourseSwitcher(QObject):
             watch = old.update_watch
             if watch.changed_meta is not None:
                 watch.meta, watch.changed_meta = watch.changed_meta, None
-            old._show_note(f"{exc} Lantern goes on with the version it has open.")
+            old._show_note(f"{exc} " + tr("Lantern goes on with the version it has open."))
             return False
-        note = UPDATED_WORDS.format(version=version_words(window.bundle.meta))
+        note = tr(UPDATED_WORDS).format(version=version_words(window.bundle.meta))
         window.show_update_note(note)
         if guide and any(source.path == guide for source in window.bundle.sources()):
             window.open_location(guide, anchor)
@@ -256,7 +263,8 @@ class CourseSwitcher(QObject):
         try:
             settings.save()
         except OSError as exc:
-            window._show_note(f"The course could not be remembered for next time ({exc.strerror or exc}).")
+            window._show_note(tr("The course could not be remembered for next time ({problem}).").format(
+                problem=exc.strerror or exc))
 
     def _add_menu(self, window: MainWindow) -> None:
         """Put a Course menu (after the Lantern menu) listing :attr:`entries` on ``window``,
@@ -266,7 +274,7 @@ class CourseSwitcher(QObject):
         if old is not None:
             bar.removeAction(old.menuAction())
             old.deleteLater()
-        menu = QMenu("C&ourse", window)
+        menu = QMenu(tr("C&ourse"), window)
         after_lantern = bar.actions()[1] if len(bar.actions()) > 1 else None
         if after_lantern is not None:
             bar.insertMenu(after_lantern, menu)
@@ -297,8 +305,8 @@ class CourseSwitcher(QObject):
             group.addAction(act)
             menu.addAction(act)
         menu.addSeparator()
-        add = QAction("&Add or update a course…", menu)
-        add.setStatusTip("Install a course bundle file (for example from a USB stick), after checking it")
+        add = QAction(tr("&Add or update a course…"), menu)
+        add.setStatusTip(tr("Install a course bundle file (for example from a USB stick), after checking it"))
         add.triggered.connect(self.add_course)
         menu.addAction(add)
         window.course_menu = menu

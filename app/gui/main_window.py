@@ -30,6 +30,8 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox, QSp
 from ..bundle.reader import BundleReader
 from ..config import Settings
 from ..errors import LanternError
+from ..export.window import install_export
+from ..report.feedback import attach_feedback
 from .answer_flow import AnswerFlow
 from .ask_panel import EARLIER_CHARS, QUESTION_LINES, AskPanel  # noqa: F401
 from .browse import ContentsTree, GuideSearch
@@ -39,6 +41,7 @@ from .menus import about_text, build_menus
 from .settings_dialog import RESTART_NOTE, SettingsDialog
 from .status import STATUS_CHARS, StatusArea  # noqa: F401
 from .theme import answer_style, guide_style, muted_text, warning_text
+from .translation import tr
 from .updates import CourseUpdateWatch
 from .viewer import ViewerPanel
 from .words import (  # noqa: F401
@@ -133,7 +136,7 @@ class MainWindow(QMainWindow):
         self._factory_for = factory_for
         self.on_course_updated: Callable[[str], bool] | None = None
         self._update_waiting = False
-        self.setWindowTitle(f"Lantern — {bundle.title}")
+        self.setWindowTitle(tr("Lantern — {title}").format(title=bundle.title))
         self.resize(1280, 820)
         # The Ask tab's and the status bar's widgets are also the window's attributes (tests use them).
         panel = self.ask_panel = AskPanel(bundle)
@@ -154,6 +157,7 @@ class MainWindow(QMainWindow):
         flow.note.connect(self._show_note)
         self._build_widgets()
         actions = build_menus(self, self)
+        self.export = install_export(self)  # File menu: export, print; the answer's context menu (app/export)
         self.new_action, self.copy_action = actions.new, actions.copy
         self.back_action, self.forward_action = actions.back, actions.forward
         self._apply_palette()
@@ -161,6 +165,7 @@ class MainWindow(QMainWindow):
         self.update_watch = CourseUpdateWatch(bundle, self)
         self.update_watch.updated.connect(self._course_file_replaced)
         self.answer_shown.connect(self._after_question)
+        self.feedback = attach_feedback(self)  # "Did this help?" and the instructor's report (app/report)
         self.error_shown.connect(self._after_question)
         self.flow.start_worker(assistant_factory)
 
@@ -182,13 +187,13 @@ class MainWindow(QMainWindow):
         self.search = GuideSearch(self.bundle)
         self.search.open_requested.connect(self.open_location)
         self.tabs = QTabWidget()
-        self.tabs.setAccessibleName("Ask, contents and search")
-        self.tabs.addTab(panel, "Ask")
-        self.tabs.addTab(self.contents, "Contents")
-        self.tabs.addTab(self.search, "Search")
-        self.tabs.setTabToolTip(TAB_ASK, "Ask a question (Ctrl+L)")
-        self.tabs.setTabToolTip(TAB_CONTENTS, "The course's table of contents (Ctrl+T)")
-        self.tabs.setTabToolTip(TAB_SEARCH, "Search the guides, no language model needed (Ctrl+F)")
+        self.tabs.setAccessibleName(tr("Ask, contents and search"))
+        self.tabs.addTab(panel, tr("Ask"))
+        self.tabs.addTab(self.contents, tr("Contents"))
+        self.tabs.addTab(self.search, tr("Search"))
+        self.tabs.setTabToolTip(TAB_ASK, tr("Ask a question (Ctrl+L)"))
+        self.tabs.setTabToolTip(TAB_CONTENTS, tr("The course's table of contents (Ctrl+T)"))
+        self.tabs.setTabToolTip(TAB_SEARCH, tr("Search the guides, no language model needed (Ctrl+F)"))
 
         right = ViewerPanel(self.bundle)
         self.viewer, self.guide_title = right.viewer, right.title
@@ -243,7 +248,7 @@ class MainWindow(QMainWindow):
         return about_text(self.bundle)
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Lantern", self.about_text())
+        QMessageBox.about(self, tr("About Lantern"), self.about_text())
 
     # --- keyboard ---------------------------------------------------------------------
     def focus_question(self) -> None:
@@ -301,10 +306,10 @@ class MainWindow(QMainWindow):
         """Put :meth:`answer_text` on the clipboard."""
         text = self.answer_text()
         if not text:
-            self.show_status("There is no answer to copy yet.", 4000)
+            self.show_status(tr("There is no answer to copy yet."), 4000)
             return
         QApplication.clipboard().setText(text)
-        self.show_status("Answer copied with its sources.", 4000)
+        self.show_status(tr("Answer copied with its sources."), 4000)
 
     # --- citations and the viewer -----------------------------------------------------
     def open_citation(self, n: int) -> None:
@@ -340,7 +345,7 @@ class MainWindow(QMainWindow):
         """The bundle file now holds another build: reload the course now, or once the running
         question is over; a window without a course switcher can only say so."""
         if self.on_course_updated is None:
-            self._show_note(UPDATE_RESTART_WORDS)
+            self._show_note(tr(UPDATE_RESTART_WORDS))
             return
         self._update_waiting = True
         if not self.busy:
@@ -389,8 +394,10 @@ class MainWindow(QMainWindow):
         after = dialog.settings
         if after.font_size and after.font_size != before.font_size:
             self.apply_font_size(after.font_size)
-        changed = (after.bundle, after.chat_model, after.threads) != (before.bundle, before.chat_model, before.threads)
-        self.show_status(f"Settings saved. {RESTART_NOTE}" if changed else "Settings saved.", 8000)
+        changed = ((after.bundle, after.chat_model, after.threads, after.ui_language)
+                   != (before.bundle, before.chat_model, before.threads, before.ui_language))
+        saved = tr("Settings saved.")
+        self.show_status(f"{saved} {tr(RESTART_NOTE)}" if changed else saved, 8000)
 
     def apply_font_size(self, points: int) -> None:
         """Make ``points`` the application's font size, at once (Settings → font size)."""

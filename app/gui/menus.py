@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QMenu
 
 from ..bundle.reader import BundleReader
+from .translation import tr
 
 
 class MenuHandlers(Protocol):
@@ -53,21 +54,22 @@ def build_menus(window: QMainWindow, handlers: MenuHandlers) -> MenuActions:
         return act
 
     bar = window.menuBar()
-    lantern = bar.addMenu("&Lantern")
-    action(lantern, "&Settings…", handlers.open_settings, "Ctrl+,", "Course bundle, chat model, threads, font size")
-    action(lantern, "&About Lantern", handlers.show_about, tip="Version, course, and where the log file is")
+    lantern = bar.addMenu(tr("&Lantern"))
+    action(lantern, tr("&Settings…"), handlers.open_settings, "Ctrl+,",
+           tr("Course bundle, chat model, threads, font size, language"))
+    action(lantern, tr("&About Lantern"), handlers.show_about, tip=tr("Version, course, and where the log file is"))
     lantern.addSeparator()
-    action(lantern, "&Quit", window.close, QKeySequence.StandardKey.Quit)
-    ask = bar.addMenu("&Conversation")
-    action(ask, "Ask a &question", handlers.focus_question, "Ctrl+L")
-    new = action(ask, "&New conversation", handlers.new_conversation, "Ctrl+N")
-    action(ask, "&Stop the answer\tEsc", handlers.stop)
-    copy = action(ask, "&Copy answer with sources", handlers.copy_answer)
-    guides = bar.addMenu("&Guides")
-    action(guides, "&Search the guides", handlers.focus_search, "Ctrl+F")
-    action(guides, "&Contents", handlers.focus_contents, "Ctrl+T")
-    back = action(guides, "&Back", handlers.viewer.go_back, "Alt+Left")
-    forward = action(guides, "&Forward", handlers.viewer.go_forward, "Alt+Right")
+    action(lantern, tr("&Quit"), window.close, QKeySequence.StandardKey.Quit)
+    ask = bar.addMenu(tr("&Conversation"))
+    action(ask, tr("Ask a &question"), handlers.focus_question, "Ctrl+L")
+    new = action(ask, tr("&New conversation"), handlers.new_conversation, "Ctrl+N")
+    action(ask, tr("&Stop the answer\tEsc"), handlers.stop)
+    copy = action(ask, tr("&Copy answer with sources"), handlers.copy_answer)
+    guides = bar.addMenu(tr("&Guides"))
+    action(guides, tr("&Search the guides"), handlers.focus_search, "Ctrl+F")
+    action(guides, tr("&Contents"), handlers.focus_contents, "Ctrl+T")
+    back = action(guides, tr("&Back"), handlers.viewer.go_back, "Alt+Left")
+    forward = action(guides, tr("&Forward"), handlers.viewer.go_forward, "Alt+Right")
     back.setEnabled(False)
     forward.setEnabled(False)
     QShortcut(QKeySequence(Qt.Key.Key_Escape), window, handlers.stop)
@@ -80,7 +82,7 @@ def about_text(bundle: BundleReader) -> str:
     from ..logfile import current_log_file
 
     log_file = current_log_file()
-    return (f"Lantern {__version__}: answers from the course guides, offline.\n\n"
-            f"Course: {bundle.title} (corpus {bundle.corpus_version[:12]})\n"
-            f"Bundle: {bundle.path}\n"
-            f"Log file: {log_file if log_file else 'none (messages go to the terminal)'}")
+    return (tr("Lantern {version}: answers from the course guides, offline.").format(version=__version__) + "\n\n"
+            + tr("Course: {title} (corpus {corpus})").format(title=bundle.title, corpus=bundle.corpus_version[:12])
+            + "\n" + tr("Bundle: {path}").format(path=bundle.path) + "\n"
+            + tr("Log file: {path}").format(path=log_file if log_file else tr("none (messages go to the terminal)")))

@@ -42,6 +42,7 @@ from ..ingest.slug import Slugger
 from ..records import Heading, join_heading
 from ..retrieval.links import GUIDE, classify_link
 from ..text.grammar import CITATION_MARKER, LIST_MARKER_TEXT, MARKDOWN_LINK, citation_numbers
+from .translation import tr
 
 ASSET_SCHEME = "asset"
 CITE_SCHEME = "cite"
@@ -183,8 +184,9 @@ def _guide_parser() -> MarkdownIt:
         assets = env.get("assets")
         if resolved is None or (assets is not None and resolved not in assets):
             # The guide shows an image the course folder did not hold (or one on the web): say what it was.
-            label = token.content or posixpath.basename(resolved or urlsplit(src).path) or "image"
-            return f'<i>[Image not in the course: {html.escape(label)}]</i>'
+            label = token.content or posixpath.basename(resolved or urlsplit(src).path) or tr("image")
+            words = tr("Image not in the course: {label}").format(label=label)
+            return f'<i>[{html.escape(words)}]</i>'
         alt = html.escape(token.content)
         return f'<img src="{html.escape(f"{ASSET_SCHEME}:{resolved}")}" alt="{alt}" />'
 
@@ -435,6 +437,6 @@ def answer_as_text(text: str, cited: list[tuple[int, str, str]], nearest: bool =
     ``nearest``, the list is titled as the nearest sections rather than sources."""
     lines = [text.strip()]
     if cited:
-        lines += ["", "Nearest sections:" if nearest else "Sources:"]
+        lines += ["", tr("Nearest sections:") if nearest else tr("Sources:")]
         lines += [f"[{n}] {citation_label(source, heading)}" for n, source, heading in cited]
     return "\n".join(lines) + "\n"

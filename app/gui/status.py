@@ -7,6 +7,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QProgressBar, QStatusBar
 
 from ..bundle.reader import BundleReader
+from .translation import tr
 from .widgets import FitLabel
 from .words import DEGRADED_WORDS
 
@@ -24,32 +25,33 @@ class StatusArea(QObject):
         self.bar = bar
         built = bundle.meta.get("built_at", "")
         self.message_label = FitLabel("", max_lines=1, min_chars=STATUS_CHARS)
-        self.message_label.setAccessibleName("Status")
+        self.message_label.setAccessibleName(tr("Status"))
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.timeout.connect(lambda: self.show_status(""))
         self.course_label = FitLabel(bundle.title, max_lines=1)
-        self.course_label.setAccessibleName("Course")
+        self.course_label.setAccessibleName(tr("Course"))
         self.course_label.setToolTip(str(bundle.path))
-        self.version_label = FitLabel(f"corpus {bundle.corpus_version[:12]}"
-                                      + (f" · built {built[:10]}" if built else ""), max_lines=1)
-        self.version_label.setToolTip(f"Corpus version {bundle.corpus_version}, built "
-                                      f"{built or 'at an unknown time'}")
-        self.version_label.setAccessibleName("Corpus version and build date")
-        self.model_label = FitLabel("model: loading…", max_lines=1)
-        self.model_label.setAccessibleName("Language model")
+        self.version_label = FitLabel(tr("corpus {version}").format(version=bundle.corpus_version[:12])
+                                      + (" · " + tr("built {date}").format(date=built[:10]) if built else ""),
+                                      max_lines=1)
+        self.version_label.setToolTip(tr("Corpus version {version}, built {date}").format(
+            version=bundle.corpus_version, date=built or tr("at an unknown time")))
+        self.version_label.setAccessibleName(tr("Corpus version and build date"))
+        self.model_label = FitLabel(tr("model: loading…"), max_lines=1)
+        self.model_label.setAccessibleName(tr("Language model"))
         self.degraded_label = FitLabel("", max_lines=1)
-        self.degraded_label.setAccessibleName("Limitations")
+        self.degraded_label.setAccessibleName(tr("Limitations"))
         self.load_bar = QProgressBar()
         self.load_bar.setRange(0, 0)  # busy: loading has no measurable steps
         self.load_bar.setMaximumWidth(120)
-        self.load_bar.setAccessibleName("Loading the models")
+        self.load_bar.setAccessibleName(tr("Loading the models"))
         bar.addWidget(self.load_bar)
         bar.addWidget(self.message_label, 1)
         for label in (self.course_label, self.version_label, self.model_label, self.degraded_label):
             bar.addPermanentWidget(label)
         bar.installEventFilter(self)  # share its width again when it, or a text in it, changes
-        self.show_status("Loading the models…")
+        self.show_status(tr("Loading the models…"))
 
     def fit(self) -> None:
         """Share the status bar when its texts don't all fit (a big font, a narrow window): the
@@ -91,21 +93,23 @@ class StatusArea(QObject):
         """The models are loaded: name the chat model and any degraded state (why, in its tooltip)."""
         self.load_bar.hide()
         self.show_status("")
-        self.model_label.setText(f"model: {model_name}" if model_name else "no language model")
-        self.degraded_label.setText("; ".join(DEGRADED_WORDS.get(d, d) for d in degraded))
-        tips = [f"keyword-only: {keyword_reason}." if keyword_reason and "keyword-only" in degraded else "",
-                "search-only: the chat model could not be loaded." if "search-only" in degraded else ""]
+        self.model_label.setText(tr("model: {name}").format(name=model_name) if model_name else
+                                 tr("no language model"))
+        self.degraded_label.setText("; ".join(tr(DEGRADED_WORDS.get(d, d)) for d in degraded))
+        tips = [tr("keyword-only: {reason}.").format(reason=keyword_reason)
+                if keyword_reason and "keyword-only" in degraded else "",
+                tr("search-only: the chat model could not be loaded.") if "search-only" in degraded else ""]
         self.degraded_label.setToolTip("\n".join(t for t in tips if t))
 
     def show_loading(self) -> None:
         """The models are being loaded (again): the busy bar, "model: loading…", no degraded state yet."""
         self.load_bar.show()
-        self.model_label.setText("model: loading…")
+        self.model_label.setText(tr("model: loading…"))
         self.degraded_label.setText("")
         self.degraded_label.setToolTip("")
-        self.show_status("Loading the models…")
+        self.show_status(tr("Loading the models…"))
 
     def show_load_failed(self) -> None:
         self.load_bar.hide()
-        self.show_status("The models could not be loaded.")
-        self.model_label.setText("no language model")
+        self.show_status(tr("The models could not be loaded."))
+        self.model_label.setText(tr("no language model"))

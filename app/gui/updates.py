@@ -24,6 +24,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
+from .translation import tr
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,8 @@ def file_identity(path: Path) -> FileIdentity | None:
 def version_words(meta: dict[str, str]) -> str:
     """A bundle's version as the status bar names it: ``corpus 1a2b3c4d5e6f · built 2025-01-31``."""
     built = meta.get("built_at", "")[:10]
-    return f"corpus {meta.get('corpus_version', '?')[:12]}" + (f" · built {built}" if built else "")
+    return (tr("corpus {version}").format(version=meta.get("corpus_version", "?")[:12])
+            + (" · " + tr("built {date}").format(date=built) if built else ""))
 
 
 class CourseUpdateWatch(QObject):

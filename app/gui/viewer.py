@@ -30,6 +30,7 @@ from ..errors import LanternError
 from ..retrieval.links import GUIDE, classify_link, link_refusal
 from .render import ASSET_SCHEME, WORD, guide_html, locate_words, passage_text
 from .theme import guide_style, highlight_colors
+from .translation import QT_TR_NOOP, tr
 from .widgets import FitLabel
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 MAX_IMAGE_WIDTH = 560
 HISTORY_LIMIT = 100
 #: Words on the box drawn in place of an image that is not in the course bundle.
-PLACEHOLDER_WORDS = "Image not in the course"
+PLACEHOLDER_WORDS = QT_TR_NOOP("Image not in the course")
 
 try:  # QtSvg ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtSvg import QSvgRenderer
@@ -74,9 +75,9 @@ class GuideViewer(QTextBrowser):
         self.position = -1
         self._placeholder_image: QImage | None = None
         self.setOpenLinks(False)
-        self.setAccessibleName("Guide viewer")
-        self.setAccessibleDescription("The course guide opened from a citation, the contents or a search; "
-                                      "Alt+Left goes back, Alt+Right forward")
+        self.setAccessibleName(tr("Guide viewer"))
+        self.setAccessibleDescription(tr("The course guide opened from a citation, the contents or a search; "
+                                         "Alt+Left goes back, Alt+Right forward"))
         self.anchorClicked.connect(self._follow)
         self.document().setDefaultStyleSheet(guide_style(self.palette()))
         self.document().setDocumentMargin(12)
@@ -155,7 +156,7 @@ class GuideViewer(QTextBrowser):
             return
         guide, anchor = target.path, target.anchor
         if guide != self.guide and not guide.endswith((".md", ".markdown", ".txt")):
-            self.failed.emit(f"{guide} is not a guide in this course bundle.")
+            self.failed.emit(tr("{guide} is not a guide in this course bundle.").format(guide=guide))
             return
         try:
             self.open_guide(guide, anchor)
@@ -257,7 +258,8 @@ class GuideViewer(QTextBrowser):
         """A framed box saying :data:`PLACEHOLDER_WORDS`, in the palette's colours."""
         if self._placeholder_image is None:
             metrics = self.fontMetrics()
-            size = QSize(metrics.horizontalAdvance(PLACEHOLDER_WORDS) + 16, metrics.height() + 10)
+            words = tr(PLACEHOLDER_WORDS)
+            size = QSize(metrics.horizontalAdvance(words) + 16, metrics.height() + 10)
             ratio = max(1.0, self.devicePixelRatioF())
             image = QImage(size * ratio, QImage.Format.Format_ARGB32_Premultiplied)
             image.setDevicePixelRatio(ratio)
@@ -267,7 +269,7 @@ class GuideViewer(QTextBrowser):
             painter.setFont(self.font())
             painter.setPen(QColor(palette.color(QPalette.ColorRole.PlaceholderText)))
             painter.drawRect(0, 0, size.width() - 1, size.height() - 1)
-            painter.drawText(0, 0, size.width(), size.height(), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER_WORDS)
+            painter.drawText(0, 0, size.width(), size.height(), Qt.AlignmentFlag.AlignCenter, words)
             painter.end()
             self._placeholder_image = image
         return self._placeholder_image
@@ -347,15 +349,16 @@ class ViewerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 6, 6)
         header = QHBoxLayout()
-        self.back_button = self._arrow(Qt.ArrowType.LeftArrow, "Back", "Back to the previous place in the guides (Alt+Left)")
-        self.forward_button = self._arrow(Qt.ArrowType.RightArrow, "Forward", "Forward (Alt+Right)")
+        self.back_button = self._arrow(Qt.ArrowType.LeftArrow, tr("Back"),
+                                       tr("Back to the previous place in the guides (Alt+Left)"))
+        self.forward_button = self._arrow(Qt.ArrowType.RightArrow, tr("Forward"), tr("Forward (Alt+Right)"))
         header.addWidget(self.back_button)
         header.addWidget(self.forward_button)
         # Two lines at most: a guide's path may be one long word.
-        self.title = FitLabel("Guide: click a citation, a heading in Contents or a search result to open it here.",
+        self.title = FitLabel(tr("Guide: click a citation, a heading in Contents or a search result to open it here."),
                               max_lines=2)
         self.title.setFont(bold_font())
-        self.title.setAccessibleName("Open guide")
+        self.title.setAccessibleName(tr("Open guide"))
         header.addWidget(self.title, 1)
         layout.addLayout(header)
         self.viewer = GuideViewer(bundle)
@@ -380,4 +383,4 @@ class ViewerPanel(QWidget):
         self.forward_button.setEnabled(forward)
 
     def _opened(self, guide: str, _anchor: str) -> None:
-        self.title.setText(f"Guide: {self.bundle.source_title(guide)}  ({guide})")
+        self.title.setText(tr("Guide: {title}  ({path})").format(title=self.bundle.source_title(guide), path=guide))

@@ -28,7 +28,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from ..answer.answerer import Assistant
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
-from ..logfile import details_hint
+from .translation import details_words, tr
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,10 @@ class LoadedStatus:
     def of(cls, assistant: Assistant) -> LoadedStatus:
         """The status of ``assistant`` (a factory may return any object with ``answer``: what it
         lacks counts as no model name, nothing degraded)."""
-        return cls(getattr(assistant, "model_name", ""), tuple(getattr(assistant, "degraded", ())),
+        from ..answer.remote import engine_words  # names the lab's model engine when one is set
+
+        return cls(engine_words(getattr(assistant, "model_name", ""), getattr(assistant, "engine", "")),
+                   tuple(getattr(assistant, "degraded", ())),
                    getattr(getattr(assistant, "retriever", None), "degraded_reason", ""))
 
 
@@ -162,7 +165,7 @@ class AssistantWorker(QObject):
             return
         except Exception:  # a bug: log it, keep the app alive
             log.exception("loading the assistant failed")
-            self.crashed.emit(f"Loading the models failed unexpectedly; {details_hint()}.")
+            self.crashed.emit(tr("Loading the models failed unexpectedly; {details}.").format(details=details_words()))
             return
         self.ready.emit(LoadedStatus.of(self.assistant))
 
@@ -171,7 +174,7 @@ class AssistantWorker(QObject):
         """Answer one question: the evidence at once, then verified sentences; stops between tokens
         once ``stop_flag`` is set."""
         if self.assistant is None:
-            self.failed.emit("The models are not loaded, so questions cannot be answered; see the message above.")
+            self.failed.emit(tr("The models are not loaded, so questions cannot be answered; see the message above."))
             return
         try:
             answer = self.assistant.answer(
@@ -184,6 +187,6 @@ class AssistantWorker(QObject):
             return
         except Exception:
             log.exception("answering a question failed")  # never the question: the log is on disk
-            self.crashed.emit(f"Answering failed unexpectedly; {details_hint()}.")
+            self.crashed.emit(tr("Answering failed unexpectedly; {details}.").format(details=details_words()))
             return
         self.finished.emit(answer)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from ..formats.kinds import MARKDOWN_KINDS
 from ..records import HEADING_SEPARATOR, Chunk, Heading, SourceDoc, join_heading
 from .markdown import Block, front_matter_end, parse_blocks
 from .slug import Slugger
@@ -191,7 +192,7 @@ def chunk_plain(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
 
 def chunk_document(doc: SourceDoc, settings: ChunkerSettings) -> ChunkedDoc:
     """Dispatch on the document's kind."""
-    if doc.kind in ("markdown", "html", "pdf"):  # HTML and PDF are read as Markdown text
+    if doc.kind in ("markdown", "html", "pdf", *MARKDOWN_KINDS):  # HTML, PDF and documents are read as Markdown text
         return chunk_markdown(doc, settings)
     return chunk_plain(doc, settings)
 

@@ -65,6 +65,8 @@ def pdf_to_markdown(data: bytes, fallback_title: str) -> str:
     except Exception as exc:  # pypdf raises PdfReadError, ValueError, KeyError... on damaged files
         raise UnreadablePdf(f"the PDF could not be parsed ({exc.__class__.__name__}: {str(exc)[:80]})") from exc
     if not pages:
-        raise UnreadablePdf("the PDF has no text layer (scanned pages?): add one with OCR, e.g. `ocrmypdf "
+        count = len(reader.pages)
+        raise UnreadablePdf(f"the PDF has no text layer on any of its {count} page{'s' if count != 1 else ''} "
+                            "(scanned pages?): add one with OCR, e.g. `ocrmypdf "
                             "scan.pdf scan-ocr.pdf`, and put that file in the course folder instead")
     return f"# {meta_title or fallback_title}\n\n" + "\n\n".join(pages) + "\n"

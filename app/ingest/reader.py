@@ -8,7 +8,9 @@ in the legacy encoding charset-normalizer detects (``encoding.py``; Windows-1252
 neighbours, Shift_JIS...) and the encoding is named in a warning; a UTF-8 file with a few
 damaged bytes, or one no encoding fits, is decoded with U+FFFD replacement characters and
 reported as a warning; empty files are skipped with
-a note. HTML and PDF files are converted to Markdown text (``html.py``, ``pdf.py``): that
+a note. HTML and PDF files are converted to Markdown text (``html.py``, ``pdf.py``), and so are
+Word, PowerPoint, OpenDocument, EPUB and notebook files (:mod:`app.formats`, up to
+``MAX_DOCUMENT_BYTES``; legacy ``.doc``/``.ppt`` files are skipped with the fix): that
 text is what the bundle stores and what character spans refer to, while ``sha256`` and
 ``size_bytes`` describe the file's bytes. A file that cannot be read or converted is
 skipped with a warning giving the reason; the build goes on. A file that is a link to
@@ -32,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CourseFolderError
+from ..formats.base import UnreadableDocument
+from ..formats.convert import document_to_markdown
+from ..formats.kinds import FORMAT_KINDS, LEGACY_FORMATS, MAX_DOCUMENT_BYTES
 from ..records import SourceDoc
 from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
 from .html import html_to_markdown
@@ -78,6 +83,10 @@ def _kind_of(path: Path) -> tuple[str, str] | None:
         return "pdf", ""
     if ext in CODE_EXTENSIONS:
         return "code", CODE_EXTENSIONS[ext]
+    if ext in FORMAT_KINDS:  # Word, PowerPoint, OpenDocument, EPUB, notebooks (app/formats)
+        return FORMAT_KINDS[ext], ""
+    if ext in LEGACY_FORMATS:  # read only to say how to convert it
+        return "legacy", ""
     return None
 
 
@@ -178,14 +187,24 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
         except OSError as exc:
             report.warnings.append(f"{rel}: could not be read ({exc.strerror}); skipped")
             continue
-        if len(data) > MAX_FILE_BYTES:
-            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit for one "
+        limit = MAX_DOCUMENT_BYTES if kind in FORMAT_KINDS.values() else MAX_FILE_BYTES
+        if len(data) > limit:
+            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {limit:,}-byte limit for one "
                                    "file; skipped (split it into smaller files, e.g. one per chapter, to include it)")
             continue
         if not data.strip():
             report.notes.append(f"{rel}: empty file; skipped")
             continue
-        if kind == "pdf":
+        if kind in FORMAT_KINDS.values() or kind == "legacy":
+            try:
+                text = document_to_markdown(data, path.suffix, _stem_title(rel))
+            except UnreadableDocument as exc:
+                report.warnings.append(f"{rel}: {exc}; skipped")
+                continue
+            if not text.strip():
+                report.notes.append(f"{rel}: a document without text; skipped")
+                continue
+        elif kind == "pdf":
             try:
                 text = pdf_to_markdown(data, _stem_title(rel))
             except UnreadablePdf as exc:
@@ -227,5 +246,6 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     _read_site_markup(report.documents)
     if not report.documents:
         raise CourseFolderError(f"The course folder {root} holds no guides Lantern can index "
-                                "(Markdown, text, HTML, PDF or code files); point Lantern at the folder with the guides.")
+                                "(Markdown, text, HTML, PDF, Word, PowerPoint, OpenDocument, EPUB, notebook or code files); "
+                                "point Lantern at the folder with the guides.")
     return report

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from ..bundle.checks import MAX_PATH_PARTS, path_problem
+from ..i18n import every_language_words
 
 MAX_NUMBERED = 2
 MIN_TITLE_WORDS = 3
@@ -38,7 +39,7 @@ _THE_X_LESSON = re.compile(r"\bthe\s+([\w][\w\s-]{2,60}?)\s+(?:lesson|project|ch
                            re.IGNORECASE)
 _TITLE_PREFIX = re.compile(r"^(?:lesson|project|chapter|unit|module|part)\s+\d+\s*[:.\-–]\s*", re.IGNORECASE)
 _NUMBER_PREFIX = re.compile(r"^(\d{1,3})[-_. ]+(.*)$")
-_GROUPING = {"lessons", "chapters", "units", "modules", "projects", "parts"}
+_GROUPING = {"lessons", "chapters", "units", "modules", "projects", "parts"} | every_language_words("lesson_folders")
 _INDEX_STEMS = {"readme", "index"}
 
 

@@ -25,14 +25,17 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..i18n import LanguageRules, english, language_rules
 from ..question import definition_term
-from ..text.tokenize import _WORD, CJK, word_variants
+from ..text.tokenize import _WORD, CJK, DEFAULT_STEMMER, word_variants
 
 _SENTENCE_START = re.compile(r"(?:[.!?:;]\s+|\n\s*)$")
+_OPENING_MARKS = "¿¡"  # open a Spanish question or exclamation: the word after one starts a sentence
+_ENGLISH = english()  # the names rules' words are tables per language (app/i18n/<tag>.toml, [names])
 #: The English pronoun "I" and its contractions, capitalised wherever they stand: never names.
-_PRONOUN_I = re.compile(r"^I(?:['’](?:m|ve|d|ll))?$")
+_PRONOUN_I = _ENGLISH.not_names[0]
 #: Capitalised words that open a name run without being part of the name ("The Things Network").
-_RUN_OPENERS = frozenset({"the", "a", "an"})
+_RUN_OPENERS = _ENGLISH.run_openers
 #: Units a number may carry and still be a quantity, not a name ("3.3V", "10MB", "2.4GHz", "100ms",
 #: "5kg", "8pm", "30am" of "8:30am"), lower-cased: SI and IEC prefixes with the units a course
 #: mentions, times of day, and multipliers ("2x").
@@ -45,9 +48,7 @@ _UNITS = ("(?:[kmgtpunµ]?(?:b|bit|bits|bps|byte|bytes|ib|v|a|w|wh|ah|hz|s|sec|s
 _MEASURE = re.compile(rf"^(?:\d+(?:[.,]\d+)*{_UNITS}|\d+(?:st|nd|rd|th)|v\d+(?:\.\d+)*[a-z]?|0x[0-9a-f]+)$",
                       re.IGNORECASE)
 #: Capitalised calendar words are ordinary words, not names ("open on Saturdays", "due in May").
-_CALENDAR = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june "
-    "july august september october november december".split())
+_CALENDAR = _ENGLISH.calendar
 
 
 def is_measure(word: str) -> bool:
@@ -57,19 +58,27 @@ def is_measure(word: str) -> bool:
     return bool(_MEASURE.match(word))
 
 
-def _is_calendar_word(word: str) -> bool:
+def _is_calendar_word(word: str, rules: LanguageRules = _ENGLISH) -> bool:
     lower = word.lower()
-    return lower in _CALENDAR or (lower.endswith("s") and lower[:-1] in _CALENDAR)
+    return lower in rules.calendar or (lower.endswith("s") and lower[:-1] in rules.calendar)
 
 
-def looks_like_name(word: str, sentence_initial: bool) -> bool:
+def _never_a_name(word: str, rules: LanguageRules) -> bool:
+    """A word no capital makes a name: "I", "I'm" (``not_names``), a stop word of the course's
+    language, a calendar word (``Saturdays``, ``Mai``)."""
+    return (any(p.match(word) for p in rules.not_names) or word.lower() in rules.stop_words
+            or _is_calendar_word(word, rules))
+
+
+def looks_like_name(word: str, sentence_initial: bool, rules: LanguageRules = _ENGLISH) -> bool:
     """True for ``CoAP``, ``Node-RED``, ``A4988``, ``Modbus`` (mid-sentence); False for
     ``Gadget`` at the start of a sentence, ``gadget``, ``3.3``, measures (:func:`is_measure`:
-    ``3.3V``, ``8pm``, ``21st``, ``v2``, ``0x3C``) and calendar words (``Saturdays``, ``May``)."""
+    ``3.3V``, ``8pm``, ``21st``, ``v2``, ``0x3C``), calendar words (``Saturdays``, ``May``) and the
+    words ``rules`` (a language's table, app/i18n) never takes for names ("I", "I'm", stop words)."""
     letters = [c for c in word if c.isalpha()]
-    if not letters or len(word) < 2 or _PRONOUN_I.match(word):  # "I", "I'm", "I've": a pronoun
+    if not letters or len(word) < 2 or any(p.match(word) for p in rules.not_names):  # "I", "I'm": a pronoun
         return False
-    if is_measure(word) or _is_calendar_word(word):
+    if is_measure(word) or _never_a_name(word, rules):
         return False
     if any(c.isupper() for c in word[1:] if c.isalpha()):
         return True
@@ -115,21 +124,26 @@ def _is_acronym(word: str) -> bool:
     return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
-def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
-                  phrase_found: Callable[[str], bool] | None = None) -> list[str]:
+def unknown_names(question: str, in_vocabulary: Callable[[str], bool],  # noqa: C901
+                  phrase_found: Callable[[str], bool] | None = None, language: str = "",
+                  stemmer: str = DEFAULT_STEMMER) -> list[str]:
     """Names in ``question`` (see the module docstring) the course never mentions, in
     order, de-duplicated.
 
     ``in_vocabulary(stem)`` tells whether a stemmed token is in the lexical index;
     ``phrase_found(text)`` (optional) whether ``text`` occurs as a phrase in some chunk.
-    Without ``phrase_found`` only single words are judged, by the vocabulary alone.
+    Without ``phrase_found`` only single words are judged, by the vocabulary alone. ``language``:
+    the course's tag, whose ``[names]`` words (app/i18n) count with English's. A run of single
+    letters ("P D Q" in a formula) is not a name, and a word after "¿" or "¡" opens a sentence.
+    ``stemmer``: the one the lexical index was cut with (app/text/tokenize.py).
     """
+    rules = language_rules(language)
     found: list[str] = []
     run: list[str] = []  # consecutive capitalised words, mid-sentence
 
     def close_run() -> None:
-        words = run[1:] if run and run[0].lower() in _RUN_OPENERS else run
-        if len(words) >= 2 and phrase_found is not None:
+        words = run[1:] if run and run[0].lower() in rules.run_openers else run
+        if len(words) >= 2 and phrase_found is not None and any(len(w) > 1 for w in words):
             phrase = " ".join(words)
             if phrase not in found and not _known_run(words, phrase_found):
                 found.append(phrase)
@@ -139,14 +153,16 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
     for match in _WORD.finditer(question):
         word, start = match.group(), match.start()
         before = question[max(0, start - 80):start]  # a window keeps this linear in the question
+        if before.endswith(tuple(_OPENING_MARKS)):  # "¿Qué…": the mark opens a sentence
+            before = f"{before.rstrip(_OPENING_MARKS)}. " if before.rstrip(_OPENING_MARKS).strip() else ""
         initial = (start <= 80 and not before.strip()) or bool(_SENTENCE_START.search(before))
         if run and (initial or question[previous_end:start] != " " or not word[0].isupper()):
             close_run()
-        if word[0].isupper() and not initial and not _PRONOUN_I.match(word) and not _is_calendar_word(word):
+        if word[0].isupper() and not initial and not _never_a_name(word, rules):
             run.append(word)
         previous_end = match.end()
-        variants = word_variants(word)
-        if not variants or word in found or not looks_like_name(word, initial):
+        variants = word_variants(word, stemmer)
+        if not variants or word in found or not looks_like_name(word, initial, rules):
             continue
         if _is_acronym(word):  # stemming mangles acronyms: look for the written form, unstemmed
             known = in_vocabulary(word.lower()) or (phrase_found is not None and phrase_found(word))
@@ -172,7 +188,8 @@ NEAR_TOKENS = 8
 
 def undefined_term(question: str, in_vocabulary: Callable[[str], bool],  # noqa: C901
                    phrase_found: Callable[[str], bool],
-                   words_near: Callable[[list[str]], bool] | None = None) -> str:
+                   words_near: Callable[[list[str]], bool] | None = None, language: str = "",
+                   stemmer: str = DEFAULT_STEMMER) -> str:
     """The term a definition question asks about ("What is a digital twin?" -> "digital twin")
     when the course never mentions it, else ''. Only questions that are nothing but "what is /
     what are / what does … mean" about a term of at most MAX_TERM_WORDS words are judged; a
@@ -185,15 +202,16 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],  # noqa:
     I2C address?" look up a thing the guides describe in their own words ("the onboard LED …
     LED_PIN"). "What is a/an …?" and "What is …?" ask for the definition of a term of art, which
     the guides must name as a phrase: "What is a digital twin?" (both words in IoT, never as a
-    phrase) and "What is a flux capacitor?" (no "flux") stay unknown."""
-    term, definite = definition_term(question)
+    phrase) and "What is a flux capacitor?" (no "flux") stay unknown. ``language``: the course's
+    tag (its ``definition`` rules, app/i18n, are read first); ``stemmer``: as :func:`unknown_names`."""
+    term, definite = definition_term(question, language)
     words = term.split()
     if not words or len(words) > MAX_TERM_WORDS or not any(c.isalpha() for c in term):
         return ""
     if re.search(r"\w['’]s?\b", term):
         return ""  # "the lab's closing time": an attribute of something, not a term
     if definite and term.islower() and all(
-            (v := word_variants(w)) and in_vocabulary(v[0]) for w in words):
+            (v := word_variants(w, stemmer)) and in_vocabulary(v[0]) for w in words):
         # "What is the closing time?", "What is the default port?": asks for a value in ordinary
         # words the course uses, not for the definition of a term of art.
         return ""
@@ -202,7 +220,7 @@ def undefined_term(question: str, in_vocabulary: Callable[[str], bool],  # noqa:
     if words[-1].lower().endswith("s") and len(words[-1]) > 3 and phrase_found(" ".join(words[:-1] + [words[-1][:-1]])):
         return ""
     if len(words) == 1:
-        variants = word_variants(words[0])
+        variants = word_variants(words[0], stemmer)
         if variants and in_vocabulary(variants[0]):
             return ""
     elif definite and words_near is not None and all(any(c.isalnum() for c in w) for w in words):
@@ -217,6 +235,12 @@ _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "u.k
 #: The shapes of a key term: a command-line flag, a call, snake_case, camelCase, a dotted name
 #: (``client.loop``, ``Arduino.h``), ``key=value``.
 _KEY_TERM = re.compile(r"^--?[A-Za-z][\w-]*$|\w\(|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z]{2}\.[A-Za-z]|\w=\w")
+
+
+def _callee(term: str) -> str:
+    """A call cut inside its arguments (``SARIMAX(order=(4,1,0)``: unbalanced brackets) stands for the
+    function it calls (``SARIMAX``): a formula is not a name; any other ``term`` as it is."""
+    return term if term.count("(") == term.count(")") else term.split("(", 1)[0]
 
 
 def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
@@ -234,7 +258,7 @@ def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
     """
     missing: list[str] = []
     for identifier in identifiers(question):
-        term = identifier.strip().strip("`'\"“”.,:;!?")
+        term = _callee(identifier.strip().strip("`'\"“”.,:;!?"))
         if not term or " " in term or len(term) > 80 or term.lower().rstrip(".") in _ABBREVIATIONS:
             continue
         if is_measure(term) or not re.search(r"[A-Za-z]{2}", term) or not _KEY_TERM.search(term):
@@ -244,34 +268,31 @@ def missing_key_terms(question: str, phrase_found: Callable[[str], bool],
     return missing
 
 
-#: Nouns that make the word before them the name of a feature ("the satisfies operator", "the
-#: justify-content property", "the useState hook"): the kinds of named things a course about code
-#: or tools teaches. Wider nouns ("type", "tool", "syntax", "mode") are left out: students use them
+#: "the satisfies operator", "the justify-content property", "the useState hook": the word before
+#: a noun naming the kinds of things a course about code or tools teaches (app/i18n/en.toml [names]
+#: named_feature). Wider nouns ("type", "tool", "syntax", "mode") are left out: students use them
 #: with their own words ("the three-dots syntax").
-_FEATURE_NOUNS = ("operator|keyword|flag|option|command|function|method|property|attribute|hook|directive|"
-                  "decorator|macro|trait|plugin|extension|parameter|argument|field|tag|element|component|"
-                  "setting|module|package|library")
-_NAMED_FEATURE = re.compile(rf"\bthe\s+([\w.-]+)\s+(?:{_FEATURE_NOUNS})s?\b", re.IGNORECASE)
+_NAMED_FEATURE = _ENGLISH.named_feature[0]
 #: Words that describe rather than name a feature ("the same method", "the built-in function").
-_NOT_A_NAME = frozenset(
-    "same other new old first last next previous right wrong main default following above below whole "
-    "entire correct best special little big small simple basic extra optional required built-in "
-    "standard usual common current second third".split())
+_NOT_A_NAME = _ENGLISH.not_a_name
 
 
 def missing_features(question: str, in_vocabulary: Callable[[str], bool],
-                     phrase_found: Callable[[str], bool]) -> list[str]:
+                     phrase_found: Callable[[str], bool], language: str = "",
+                     stemmer: str = DEFAULT_STEMMER) -> list[str]:
     """Names of features the question asks about ("the **satisfies** operator", "the
-    **justify-content** property": a word right before a noun of _FEATURE_NOUNS, after "the") that
+    **justify-content** property": a word right before a noun of _NAMED_FEATURE, after "the") that
     the course never uses (not in the lexical vocabulary, not an FTS5 phrase), in order. The nearby
     sections on the same kind of thing are not an answer about that one (issue 14, "named
-    features")."""
+    features"). ``language``: the course's tag, whose ``named_feature`` rules ("l'opérateur
+    **satisfies**") and ``not_a_name`` words (app/i18n) count with English's."""
+    rules = language_rules(language)
     missing: list[str] = []
-    for match in _NAMED_FEATURE.finditer(question):
+    for match in (m for pattern in rules.named_feature for m in pattern.finditer(question)):
         name = match.group(1).strip(".-")
-        if not name or name.lower() in _NOT_A_NAME or not re.search(r"[A-Za-z]", name) or is_measure(name):
+        if not name or name.lower() in rules.not_a_name or not re.search(r"[A-Za-z]", name) or is_measure(name):
             continue
-        variants = word_variants(name)
+        variants = word_variants(name, stemmer)
         known = (bool(variants) and any(in_vocabulary(v) for v in variants)) or phrase_found(name)
         if not known and name not in missing:
             missing.append(name)
@@ -349,7 +370,8 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
           in_vocabulary: Callable[[str], bool], phrase_found: Callable[[str], bool],
           identifiers: Callable[[str], list[str]], lexical_coverage: Callable[[bool], float],
           empty_guides: bool, min_similarity: float, min_coverage: float,
-          words_near: Callable[[list[str]], bool] | None = None) -> Judgement:
+          words_near: Callable[[list[str]], bool] | None = None, language: str = "",
+          stemmer: str = DEFAULT_STEMMER) -> Judgement:
     """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
     order): a question naming something the course never mentions (:func:`unknown_names`,
     :func:`undefined_term`, :func:`missing_key_terms`, :func:`missing_features`,
@@ -360,13 +382,16 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     Japanese or Korean that fails is judged by ``lexical_coverage(True)`` (share of its words the
     course knows) instead. ``in_vocabulary``, ``phrase_found``, ``identifiers`` and ``words_near``
     (optional: whether a list of words occurs in one chunk within NEAR_TOKENS tokens) are the
-    course lookups the name rules use."""
-    names = unknown_names(question, in_vocabulary, phrase_found)
-    term = undefined_term(question, in_vocabulary, phrase_found, words_near)
+    course lookups the name rules use; ``language`` the course's tag (its rules, app/i18n, count
+    with English's); ``stemmer`` the one the lexical index was cut with (``in_vocabulary`` is asked
+    for its stems)."""
+    names = unknown_names(question, in_vocabulary, phrase_found, language, stemmer)
+    term = undefined_term(question, in_vocabulary, phrase_found, words_near, language, stemmer)
     if term and term not in names:
         names.append(term)
     names += [t for t in missing_key_terms(question, phrase_found, identifiers) if t not in names]
-    names += [t for t in missing_features(question, in_vocabulary, phrase_found) if t not in names]
+    names += [t for t in missing_features(question, in_vocabulary, phrase_found, language, stemmer)
+              if t not in names]
     values = bare_values(question, phrase_found)
     names += [t for t in values or () if t not in names]
     coverage = lexical_coverage(False) if best_similarity is None else None

@@ -18,7 +18,7 @@ from ..bundle.reader import BundleReader
 from ..embedding import Embedder
 from ..ranking import diversify_sources, top_k
 from ..records import Hit
-from ..text.lexical import LexicalIndex
+from ..text.lexical import LexicalIndex, bundle_stemmer
 from ..text.tokenize import coverage, document_tokens, query_words
 from ..usertext import clean_user_text
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
@@ -27,6 +27,7 @@ from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusi
 from .gate import NEAR_TOKENS, judge
 from .identifiers import extract_identifiers
 from .reorder import follow_links, navigation_last
+from .rerank import Relevance, rerank
 from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
 
 
@@ -86,7 +87,8 @@ class Retriever:
     """
 
     def __init__(self, bundle: BundleReader, embedder: Embedder | None, *, fusion: str = DEFAULT_FUSION,
-                 legs: tuple[str, ...] = LEGS, settings: RetrievalSettings | None = None) -> None:
+                 legs: tuple[str, ...] = LEGS, settings: RetrievalSettings | None = None,
+                 relevance: Relevance | None = None) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
         self.fusion = fusion
@@ -103,6 +105,8 @@ class Retriever:
                                     f"this app has {embedder.model_id} ({embedder.dim} dims, sha256 {embedder.checksum[:12]}…)")
             embedder = None
         self.embedder = embedder
+        #: the relevance model re-ranking the fused candidates (app/retrieval/rerank.py), or None
+        self.relevance = relevance
         self._folder_index: FolderIndex | None = None
         self._empty: list[tuple[str, str]] | None = None
         self._query_cache: dict[str, np.ndarray] = {}
@@ -111,11 +115,24 @@ class Retriever:
     def degraded(self) -> tuple[str, ...]:
         return (KEYWORD_ONLY,) if self.embedder is None else ()
 
+    @property
+    def language(self) -> str:
+        """The course's language tag from the bundle's meta ('' when unknown): the gate and the
+        follow-up cues read its rules (app/i18n) as well as English's."""
+        return str(self.bundle.meta.get("language") or "")
+
+    @cached_property
+    def stemmer(self) -> str:
+        """The stemmer the bundle's words were cut with (``english``, ``french``…; recorded at build
+        time from the course's language, :func:`~app.text.lexical.bundle_stemmer`): questions are
+        cut the same way, here and in quote selection."""
+        return bundle_stemmer(self.bundle.meta)
+
     @cached_property
     def lexical_index(self) -> LexicalIndex:
         """The bundle's BM25 index, loaded on first use (a few ms for IoT's 1,881 chunks). Raises
         :class:`BundleError` when the bundle has none."""
-        return LexicalIndex(self.bundle.lexical_files())
+        return LexicalIndex(self.bundle.lexical_files(), self.stemmer)
 
     def search(self, question: str, k: int = 10, history: list[dict] | None = None,
                legs: tuple[str, ...] | None = None) -> Retrieval:
@@ -133,8 +150,8 @@ class Retriever:
         history = [dict(m, content=clean_user_text(str(m.get("content", "")))) for m in (history or [])
                    if isinstance(m, dict)]
         timings: dict[str, float] = {}
-        query = retrieval_query(question, history)
-        found = self._candidates(question, previous_user_turn(history, question), query, legs, timings)
+        query = retrieval_query(question, history, self.language)
+        found = self._candidates(question, previous_user_turn(history, question, self.language), query, legs, timings)
         t0 = time.perf_counter()
         fused, rows = self._rank(query, found, k)
         hits = self._hits(fused, rows, found)
@@ -195,6 +212,10 @@ class Retriever:
         fused = self._fuse(query, found.lexical_ids, found.semantic_ids, found.exact_ids, found.bm25, found.vector,
                            found.similarity, found.folder_lists)
         rows: dict = {}
+        if self.relevance is not None and self.settings.rerank_depth > 0:
+            rows.update(self.bundle.chunks([cid for cid, _ in fused[:self.settings.rerank_depth]]))
+            fused = rerank(query, fused, lambda cid: rows[cid].text, self.relevance,
+                           self.settings.rerank_depth, self.settings.rerank_weight)
         if self.settings.demote_navigation:  # before crowding, so a guide's places go to sections with content
             window = k + self.settings.navigation_window
             rows.update(self.bundle.chunks([cid for cid, _ in fused[:window]]))
@@ -240,7 +261,8 @@ class Retriever:
                           identifiers=extract_identifiers,
                           lexical_coverage=lambda known_only: self._best_coverage(query, lexical_ids, known_only),
                           empty_guides=bool(empty), min_similarity=self.settings.min_similarity,
-                          min_coverage=self.settings.min_lexical_coverage)
+                          min_coverage=self.settings.min_lexical_coverage, language=self.language,
+                          stemmer=self.stemmer)
         return Retrieval(query=query, hits=hits, has_evidence=judgement.has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
                          unknown_names=judgement.missing, empty_guides=empty)
@@ -340,13 +362,13 @@ class Retriever:
         ``known_only``, of the query's words that occur somewhere in the course."""
         if not lexical_ids:
             return 0.0
-        words = query_words(query)
+        words = query_words(query, self.stemmer)
         if known_only:
             words = [w for w in words if any(self.lexical_index.has_token(v) for v in w)]
         row = self.bundle.chunks([lexical_ids[0]]).get(lexical_ids[0])
         if len(words) < (2 if known_only else 1) or row is None:
             return 0.0
-        tokens = set(document_tokens(f"{row.heading}\n{row.text}"))
+        tokens = set(document_tokens(f"{row.heading}\n{row.text}", self.stemmer))
         return coverage(words, tokens)
 
 

@@ -69,6 +69,12 @@ HISTORY_WEIGHT = 0.6
 #: Query embeddings kept for reuse (a follow-up's previous turn was embedded by the last search).
 QUERY_CACHE_SIZE = 8
 
+#: Re-ranking with the relevance model (app/retrieval/rerank.py, issue 24): the first RERANK_DEPTH fused
+#: chunks are re-ordered by ``RERANK_WEIGHT * probability + (1 - RERANK_WEIGHT) * normalised fused score``.
+#: Used only when a relevance model is loaded. Measurement: docs/retrieval.md, "Relevance model".
+RERANK_DEPTH = 20
+RERANK_WEIGHT = 0.5
+
 KEYWORD_ONLY = "keyword-only"
 #: Longest question (and previous turn) retrieved for, in characters; longer text is cut.
 MAX_QUERY_CHARS = 4000
@@ -98,3 +104,5 @@ class RetrievalSettings:
     exact_candidates: int = EXACT_CANDIDATES
     folder_candidates: int = FOLDER_CANDIDATES
     folder_max_chunks: int = FOLDER_MAX_CHUNKS
+    rerank_depth: int = RERANK_DEPTH
+    rerank_weight: float = RERANK_WEIGHT

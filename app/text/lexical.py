@@ -2,7 +2,9 @@
 
 The index is built at bundle time from each chunk's indexed text (title, heading path,
 text) and stored in the bundle as bm25s's own files, so opening a bundle does not
-re-tokenize the corpus. Document ``i`` of the index is chunk id ``i + 1``.
+re-tokenize the corpus. Document ``i`` of the index is chunk id ``i + 1``. The index is cut with
+the stemmer of the course's language (app/text/tokenize.py), recorded as ``stemmer`` in the
+bundle's ``meta['lexical']`` and read back by :func:`bundle_stemmer`.
 
 Scoring of a query with written words ``w_1..w_m`` against chunk ``d``:
 
@@ -16,6 +18,7 @@ from counting four times; coverage scaling stops one rare word from carrying a c
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import tempfile
@@ -24,17 +27,19 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from .tokenize import TOKENIZER_VERSION, document_tokens, query_words
+from .tokenize import DEFAULT_STEMMER, TOKENIZER_VERSION, document_tokens, known_stemmer, query_words
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
+log = logging.getLogger(__name__)
 
 BM25_PARAMS = {"method": "lucene", "k1": 1.2, "b": 0.75}
 COVERAGE_FLOOR = 0.5
 
 
-def build_index(indexed_texts: list[str]) -> dict[str, bytes]:
-    """Build a BM25 index over texts (in chunk-id order); returns bm25s's files as ``{name: bytes}``."""
-    corpus = [document_tokens(t) or [""] for t in indexed_texts]
+def build_index(indexed_texts: list[str], stemmer: str = DEFAULT_STEMMER) -> dict[str, bytes]:
+    """Build a BM25 index over texts (in chunk-id order), cut with ``stemmer`` (a name of
+    :data:`~app.text.tokenize.STEMMERS`); returns bm25s's files as ``{name: bytes}``."""
+    corpus = [document_tokens(t, stemmer) or [""] for t in indexed_texts]
     model = bm25s.BM25(**BM25_PARAMS)
     model.index(corpus, show_progress=False)
     with tempfile.TemporaryDirectory() as tmp:
@@ -42,16 +47,33 @@ def build_index(indexed_texts: list[str]) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in sorted(Path(tmp).iterdir()) if p.is_file()}
 
 
-def index_params() -> dict:
-    """Parameters recorded in the bundle's meta."""
+def index_params(stemmer: str = DEFAULT_STEMMER) -> dict:
+    """Parameters recorded in the bundle's meta, with the ``stemmer`` the index was cut with."""
     return {**BM25_PARAMS, "tokenizer_version": TOKENIZER_VERSION, "coverage_floor": COVERAGE_FLOOR,
-            "bm25s": bm25s.__version__}
+            "bm25s": bm25s.__version__, "stemmer": stemmer}
+
+
+def bundle_stemmer(meta: dict[str, str]) -> str:
+    """The stemmer a bundle's lexical index was cut with, from its ``meta`` (key -> value): the
+    ``stemmer`` of ``meta['lexical']``; English when absent (tokenizer version 2 stemmed every course
+    in English) or unreadable. A name this app does not have is searched as English, with one log
+    line. Never raises."""
+    try:
+        params = json.loads(meta.get("lexical") or "{}")
+        name = str(params.get("stemmer") or DEFAULT_STEMMER) if isinstance(params, dict) else DEFAULT_STEMMER
+    except ValueError:
+        return DEFAULT_STEMMER
+    if known_stemmer(name) != name:
+        log.warning("The bundle's index was cut with the stemmer %r, which this app lacks; English is used.", name[:40])
+    return known_stemmer(name)
 
 
 class LexicalIndex:
-    """A loaded BM25 index."""
+    """A loaded BM25 index; ``stemmer`` (the one it was built with, :func:`bundle_stemmer`) cuts
+    the queries."""
 
-    def __init__(self, files: dict[str, bytes]) -> None:
+    def __init__(self, files: dict[str, bytes], stemmer: str = DEFAULT_STEMMER) -> None:
+        self.stemmer = known_stemmer(stemmer)
         with tempfile.TemporaryDirectory() as tmp:
             for name, data in files.items():
                 (Path(tmp) / name).write_bytes(data)
@@ -81,7 +103,7 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """``(num_docs,) float32`` scores for every chunk (index i is chunk id i + 1)."""
-        words = query_words(query)
+        words = query_words(query, self.stemmer)
         total = np.zeros(self.num_docs, dtype=np.float32)
         if not words:
             return total

@@ -1,0 +1,1 @@
+"""Instructors' own document formats (Word, PowerPoint, OpenDocument, EPUB, Jupyter) read as Markdown guides."""

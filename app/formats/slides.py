@@ -1,0 +1,98 @@
+"""PowerPoint decks (``.pptx``) as Markdown, read with python-pptx.
+
+The deck's title (its document properties, else the first slide's title, else the file name) is
+the level-1 heading; each slide is a level-2 section headed ``Slide N · Title`` (``Slide N`` when it
+has no title), so a passage is cited as "Deck › Slide 7 · Wiring". Text placeholders become
+``- `` items indented by their bullet level, text boxes paragraphs, tables pipe tables (first row
+the header row), pictures ``(Image: description)``, grouped shapes are read in order; speaker
+notes follow under a level-3 ``Notes`` heading. Hidden slides are read too (they are still the
+instructor's words). Charts, media, macros and embedded objects are not read.
+"""
+
+from __future__ import annotations
+
+import io
+
+from .base import UnreadableDocument, heading, image_note, inline, join_blocks, missing_library, paragraph, pipe_table
+from .safety import checked_archive
+
+#: The separator between "Slide N" and the slide's title in its heading.
+SLIDE_TITLE_SEPARATOR = " · "
+
+
+def pptx_to_markdown(data: bytes, fallback_title: str) -> str:
+    """Markdown text of a ``.pptx`` file's bytes (mapping in the module docstring).
+
+    Raises :class:`UnreadableDocument` (damaged, encrypted, hostile or not a PowerPoint deck)."""
+    checked_archive(data, ".pptx")
+    try:
+        import pptx
+    except Exception as exc:  # ImportError, or an error while the library loads
+        raise missing_library("pptx", ".pptx", exc) from exc
+    try:
+        deck = pptx.Presentation(io.BytesIO(data))
+        slides = [_slide(n, slide) for n, slide in enumerate(deck.slides, 1)]
+        title = inline(deck.core_properties.title or "")
+    except UnreadableDocument:
+        raise
+    except Exception as exc:  # python-pptx raises KeyError, ValueError, PackageNotFoundError... on damaged files
+        raise UnreadableDocument(f"the file is not a readable PowerPoint deck ({exc.__class__.__name__}: "
+                                 f"{str(exc)[:60]}); open it in PowerPoint or LibreOffice and save it again") from exc
+    first = next((t for t, _ in slides if t), "")
+    blocks = [heading(1, title or first or fallback_title)]
+    for n, (slide_title, body) in enumerate(slides, 1):
+        blocks.append(heading(2, slide_heading(n, slide_title)))
+        blocks.append(body)
+    return join_blocks(blocks)
+
+
+def slide_heading(number: int, title: str) -> str:
+    """``Slide 7 · Wiring`` (or ``Slide 7`` for a slide without a title)."""
+    title = inline(title)
+    return f"Slide {number}{SLIDE_TITLE_SEPARATOR}{title}" if title else f"Slide {number}"
+
+
+def _slide(number: int, slide) -> tuple[str, str]:
+    """(the slide's title, the Markdown of the rest of it and its notes)."""
+    title_shape = slide.shapes.title
+    title = inline(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
+    blocks = _shapes(slide.shapes, title_shape.shape_id if title_shape is not None else None)
+    if slide.has_notes_slide:
+        frame = slide.notes_slide.notes_text_frame
+        notes = paragraph(frame.text) if frame is not None else ""
+        if notes:
+            blocks += [heading(3, "Notes"), notes]
+    return title, join_blocks(blocks)
+
+
+def _shapes(shapes, skip_id: int | None) -> list[str]:
+    blocks: list[str] = []
+    for shape in shapes:
+        if shape.shape_id == skip_id:
+            continue
+        if getattr(shape, "shapes", None) is not None and not shape.has_text_frame:  # a group
+            blocks += _shapes(shape.shapes, skip_id)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            blocks.append(pipe_table([[cell.text for cell in row.cells] for row in shape.table.rows]))
+        elif shape.has_text_frame:
+            blocks.append(_text_frame(shape))
+        elif shape.shape_type is not None and int(shape.shape_type) == 13:  # MSO_SHAPE_TYPE.PICTURE
+            descr = shape._element.xpath("./*[1]/*[local-name()='cNvPr']/@descr")
+            blocks.append(image_note(str(descr[0]) if descr else ""))
+    return blocks
+
+
+def _text_frame(shape) -> str:
+    """A placeholder's paragraphs as list items (indented by level); a text box's as paragraphs,
+    except those indented past level 0."""
+    bulleted = shape.is_placeholder
+    lines = []
+    for par in shape.text_frame.paragraphs:
+        text = paragraph(inline(par.text))
+        if not text:
+            continue
+        if bulleted or par.level:
+            lines.append("  " * par.level + "- " + text)
+        else:
+            lines.append(("\n" if lines else "") + text)
+    return "\n".join(lines)
