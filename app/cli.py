@@ -47,6 +47,10 @@ EXAMPLES = """examples:
   lantern install /media/usb/esp32-starter.sqlite
   lantern --self-test
   lantern eval --bundle corpus_bundle/esp32-starter.sqlite tests/data/esp32-starter.eval.jsonl
+  lantern ask --bundle corpus_bundle/esp32-starter.sqlite --format markdown "Which pin is the LED on?"
+  lantern export --history chat.json -o chat.pdf
+  lantern serve --bundle corpus_bundle/esp32-starter.sqlite --host 0.0.0.0 --port 8765
+  lantern report --format html -o report.html
 """
 
 

@@ -6,9 +6,11 @@ as CI does after `make dist`, to make a missing build a failure instead).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +82,16 @@ def test_installer_leaves_out_what_the_app_never_loads():
             sections = subprocess.run(["readelf", "-S", "-W", str(libpython)],
                                       capture_output=True, text=True).stdout
             assert " .symtab " not in sections
+        # Paid for the Office formats, printing, the report and `lantern serve` (docs/instructors.md, section 7):
+        # CUPS is the system's (its print plugin stays), lxml is its parser alone, NumPy without random/FFT,
+        # Pillow's second copies of libraries are links, no OpenGL integrations
+        assert (qt / "plugins/printsupport/libcupsprintersupport.so").is_file()
+        for gone in ("libcups.so.2", "libgnutls.so.30", "lxml/objectify.cpython-311-x86_64-linux-gnu.so",
+                     "lxml/html", "numpy/random", "numpy/fft", "PySide6/Qt/plugins/xcbglintegrations",
+                     "PySide6/Qt/lib/libQt6OpenGL.so.6", "docx/templates/default-docx-template"):
+            assert not (internal / gone).exists(), gone
+        assert list(internal.glob("lxml/etree*.so")), "lxml.etree (python-docx's, python-pptx's and odfdo's parser) is missing"
+        assert all(p.is_symlink() and p.resolve().is_file() for p in internal.glob("pillow.libs/libXau-*"))
     app_bytes = sum(p.stat().st_size for p in EXE.parent.rglob("*") if p.is_file() and not p.is_symlink()
                     and not p.is_relative_to(internal / "models") and not p.is_relative_to(internal / "corpus_bundle"))
     assert app_bytes / 2**20 <= APP_BUDGET_MIB, (
@@ -110,3 +122,45 @@ def test_frozen_self_test_makes_no_outbound_attempt_and_writes_nothing_at_home(t
     assert outbound_attempts(trace) == [], "\n".join(outbound_attempts(trace)[:20])
     assert re.search(r'openat\(.*\.gguf"', trace), "the self-test did not load the chat model"
     assert _files_in(home) == []
+
+
+@pytest.mark.real
+def test_frozen_app_reads_word_powerpoint_and_opendocument_guides(tmp_path):
+    """The installed app builds a course of one .docx, one .pptx and one .odt (python-pptx needs
+    PIL.ImageFont importable, odfdo its package metadata: build.spec must keep both)."""
+    if not EXE.is_file():
+        if os.environ.get("LANTERN_REQUIRE_DIST") == "1":
+            pytest.fail(f"{EXE} is missing: run `make dist` before this test.")
+        pytest.skip("the installer is not built (make dist)")
+    import docx
+    import odfdo
+    import pptx
+
+    course = tmp_path / "course"
+    course.mkdir()
+    word = docx.Document()
+    word.add_heading("Servo wiring", 1)
+    word.add_paragraph("The servo signal wire goes to GPIO 13.")
+    word.save(course / "servo.docx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Buzzer tones"
+    slide.placeholders[1].text_frame.text = "The passive buzzer is driven on GPIO 25."
+    deck.save(course / "buzzer.pptx")
+    text = odfdo.Document("text")
+    text.body.append(odfdo.Header(1, "Light sensor"))
+    text.body.append(odfdo.Paragraph("The photoresistor divider is read on GPIO 34."))
+    text.save(course / "light.odt")
+    out = tmp_path / "office.sqlite"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANTERN_CONFIG_DIR": str(tmp_path / "config")}
+    result = subprocess.run([str(EXE), "build", str(course), "-o", str(out), "--json"], env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["warnings"] == [] and report["sources"] == 3
+    conn = sqlite3.connect(out)
+    try:
+        text_of = {h: t for h, t in conn.execute("SELECT heading, text FROM chunks")}
+    finally:
+        conn.close()
+    assert "GPIO 13" in str(text_of) and "GPIO 25" in str(text_of) and "GPIO 34" in str(text_of), text_of

@@ -83,6 +83,15 @@ def test_search_json_is_the_search_command_s_document(bundle_path, capsys):
     assert response.json() == expected and expected["hits"][0]["source"] == "lessons/oled.md"
 
 
+def test_a_request_without_a_course_uses_the_default_and_search_takes_question_too(bundle_path):
+    with _client(bundle_path) as client:
+        named = client.post("/api/search", json={"course": "course", "query": "blank display", "k": 3}).json()
+        plain = client.post("/api/search", json={"question": "blank display", "k": 3})
+        unknown = client.post("/api/search", json={"course": "nope", "query": "blank display"})
+    assert plain.status_code == 200 and plain.json() == named
+    assert unknown.status_code == 404
+
+
 def test_ask_streams_the_evidence_first_then_checked_sentences_then_the_ask_json_document(bundle_path):
     with _client(bundle_path, FakeChatModel(CHECKED_REPLY), FakeEmbedder()) as client:
         response = client.post("/api/ask", json={"course": "course", "question": ANSWERABLE})

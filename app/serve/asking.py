@@ -122,8 +122,8 @@ class AskRunner:
         try:
             answer = self._answer(assistant, course_id, question, history, emit, stop)
             log.info("ask course=%s state=%s degraded=%s evidence_ms=%s total_ms=%s", course_id, answer.state,
-                     ",".join(answer.degraded) or "-", answer.timings_ms.get("evidence", "-"),
-                     answer.timings_ms.get("total", "-"))
+                     ",".join(answer.degraded) or "-", _ms(answer.timings_ms.get("evidence")),
+                     _ms(answer.timings_ms.get("total")))
             emit("done", answer_event(course_id, answer))
         except LanternError as exc:
             emit("error", {"message": str(exc)})
@@ -171,3 +171,8 @@ class AskRunner:
 
             return assistant.answer(question, history, on_evidence=on_evidence, on_sentence=on_sentence,
                                     should_stop=should_stop)
+
+
+def _ms(value: object) -> str:
+    """A duration for the log: whole milliseconds, or '-' when it was not measured."""
+    return f"{value:.0f}" if isinstance(value, (int, float)) else "-"

@@ -128,6 +128,10 @@ class LanternWeb:
         return JSONResponse({"default": self.library.default_id, "courses": self.library.listing()},
                             headers={"cache-control": "no-store"})
 
+    def _course_id(self, doc: dict) -> object:
+        """The request's ``course``, or the default course (the first listed) when it names none."""
+        return doc.get("course") if doc.get("course") is not None else self.library.default_id
+
     async def search(self, request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
@@ -135,11 +139,12 @@ class LanternWeb:
         if limited is not None:
             return limited
         doc = await read_json_body(request)
-        query = checked_text(doc, "query", "search query")
+        # "question" is accepted too: /api/ask names the same text so
+        query = checked_text(doc if "query" in doc else {**doc, "query": doc.get("question")}, "query", "search query")
         k = doc.get("k", 10)
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise RequestError(f"k must be a whole number from 1 to {MAX_K}.")
-        assistant = await run_in_threadpool(self.library.assistant, doc.get("course"))
+        assistant = await run_in_threadpool(self.library.assistant, self._course_id(doc))
         retriever = assistant.retriever
         result = await run_in_threadpool(retriever.search, query, k)
         return JSONResponse(search_document(retriever.bundle.corpus_version, result),
@@ -154,12 +159,13 @@ class LanternWeb:
         doc = await read_json_body(request)
         question = checked_text(doc, "question", "question")
         history = checked_history(doc)
-        assistant = await run_in_threadpool(self.library.assistant, doc.get("course"))
+        course_id = self._course_id(doc)
+        assistant = await run_in_threadpool(self.library.assistant, course_id)
         if self.runner.full:
             log.info("busy: %d questions in flight, one refused", self.runner.in_flight)
             return _error("The server is answering as many questions as it can; ask again in a minute.", 503,
                           {"retry-after": "30"})
-        stream = self.runner.stream(assistant, doc["course"], question, history)
+        stream = self.runner.stream(assistant, course_id, question, history)
         return StreamingResponse(stream, media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
