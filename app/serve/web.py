@@ -165,7 +165,7 @@ class LanternWeb:
             log.info("busy: %d questions in flight, one refused", self.runner.in_flight)
             return _error("The server is answering as many questions as it can; ask again in a minute.", 503,
                           {"retry-after": "30"})
-        stream = self.runner.stream(assistant, course_id, question, history)
+        stream = self.runner.stream(assistant, str(course_id), question, history)
         return StreamingResponse(stream, media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
