@@ -9,7 +9,9 @@ The constants are the English texts; every text is read from the course language
 
 from __future__ import annotations
 
-from ..i18n import english, has_table, language_rules
+import re
+
+from ..i18n import available, english, has_table, language_rules
 from ..ingest.language import question_language
 from ..records import HEADING_SEPARATOR, Passage, heading_leaf
 
@@ -17,6 +19,15 @@ NOT_COVERED_TEXT = english().text("not_covered")
 OFF_TOPIC_TEXT = english().text("off_topic")
 INJECTION_TEXT = english().text("injection")
 EXTRACTIVE_NOTE = english().text("from_guides")
+
+
+def note_in(text: str) -> str:
+    """The "From the guides:" line (:data:`EXTRACTIVE_NOTE` in any language with a table) that ``text``
+    holds on a line of its own, the earliest one; '' when it holds none. The window, the export and the
+    web page split a reply there whatever the course's language."""
+    found = [(m.start(), note) for note in {language_rules(tag).text("from_guides") for tag in available()}
+             for m in [re.search(rf"(?m)^{re.escape(note)}$", text)] if m]
+    return min(found)[1] if found else ""
 
 
 def reply_text(key: str, language: str = "", **values: object) -> str:

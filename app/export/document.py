@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
 from ..answer.citations import is_citation
-from ..answer.replies import EXTRACTIVE_NOTE
+from ..answer.replies import note_in
 from ..records import HEADING_SEPARATOR, Answer, Passage
 from ..text.grammar import CITATION_MARKER, citation_numbers
 
@@ -126,7 +126,8 @@ def split_answer(answer: Answer) -> tuple[str, str, str]:
     text = answer.text.strip()
     if answer.state not in ("answered", "extractive"):
         return "", "", text
-    verified, note, quotes = text.partition(EXTRACTIVE_NOTE)
+    note = note_in(text)  # in the course's language
+    verified, note, quotes = text.partition(note) if note else (text, "", "")
     if not note:  # an answer without the note: all of it is the model's (or all quotes)
         return (text, "", "") if answer.state == "answered" else ("", text, "")
     return verified.strip(), quotes.strip(), ""

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..answer.answerer import EXTRACTIVE_NOTE
+from ..answer.replies import note_in
 from ..bundle.reader import BundleReader
 from ..records import HEADING_SEPARATOR, Passage
 from ..retrieval.links import GUIDE, classify_link, link_refusal
@@ -238,7 +238,7 @@ class AskPanel(QWidget):
     def show_text(self, text: str) -> None:
         """Replace the answer's text, keeping its passages (a sentence of the model arrived)."""
         sources = {n: p.hit.source for n, p in self.passages.items()}
-        self.answer_view.setHtml(answer_html(text, set(self.passages), EXTRACTIVE_NOTE, sources))
+        self.answer_view.setHtml(answer_html(text, set(self.passages), note_in(text), sources))
 
     def clear_answer(self) -> None:
         self.passages = {}

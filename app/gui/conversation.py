@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..answer.answerer import EXTRACTIVE_NOTE
 from ..answer.prompt import HISTORY_CHARS
+from ..answer.replies import note_in
 from ..records import Answer
 
 #: Finished exchanges kept per conversation; older ones are dropped first.
@@ -29,10 +29,11 @@ def memory_text(answer: Answer) -> str:
     ``extractive`` one without the "From the guides:" line; whole blocks up to
     :data:`~app.answer.prompt.HISTORY_CHARS` characters (the first block cut if it alone is longer)."""
     text = answer.text
-    if answer.state == "answered":
-        text = text.partition(f"\n\n{EXTRACTIVE_NOTE}")[0]
-    elif text.startswith(EXTRACTIVE_NOTE):
-        text = text[len(EXTRACTIVE_NOTE):]
+    note = note_in(text)  # in the course's language
+    if note and answer.state == "answered":
+        text = text.partition(f"\n\n{note}")[0]
+    elif note and text.startswith(note):
+        text = text[len(note):]
     blocks = [b.strip() for b in text.split("\n\n") if b.strip()]
     kept = blocks[:1]
     for block in blocks[1:]:

@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import nh3
 
-from ..answer.replies import EXTRACTIVE_NOTE
+from ..answer.replies import note_in
 from ..gui.render import (
     ASSET_SCHEME,
     CITE_SCHEME,
@@ -66,7 +66,7 @@ def answer_fragment(course_id: str, text: str, passages: Iterable[Passage]) -> s
     """HTML of an answer's Markdown ``text`` (or of one verified sentence): each valid ``[n]`` a link
     to passage n's guide at its section; links to other guides resolved; raw HTML shown as text."""
     by_n = {p.n: p for p in passages}
-    rendered = answer_html(text, set(by_n), EXTRACTIVE_NOTE, {n: p.hit.source for n, p in by_n.items()})
+    rendered = answer_html(text, set(by_n), note_in(text), {n: p.hit.source for n, p in by_n.items()})
 
     def keep(element: str, attribute: str, value: str) -> str | None:
         if element != "a" or attribute != "href":
