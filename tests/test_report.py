@@ -410,3 +410,15 @@ def test_the_window_says_logging_paused_once_and_answers_on(qtbot, windows, gui_
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         window.ask()
     assert shown == []  # said once, not at every answer
+
+
+def test_the_window_s_notice_is_the_recorder_s_and_is_translated():
+    from app.report.feedback import KEPT_NOTICE_TR
+    from app.report.recorder import KEPT_NOTICE
+
+    assert KEPT_NOTICE_TR == KEPT_NOTICE  # the window marks the same text for translation
+    for language in ("fr", "es"):
+        ts = (Path(__file__).resolve().parent.parent / "app" / "gui" / "translations" / f"lantern_{language}.ts")
+        text = ts.read_text(encoding="utf-8")
+        entry = text[text.index(f"<source>{KEPT_NOTICE}</source>"):]
+        assert entry.split("</message>")[0].count("<translation>") == 1  # translated, not unfinished

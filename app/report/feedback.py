@@ -11,19 +11,26 @@ one was chosen. The answer is kept only while the report is on; otherwise the bu
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from ..gui.translation import QT_TR_NOOP, tr
-from .recorder import KEPT_NOTICE, ReplyRecorder, report_enabled
+from .recorder import ReplyRecorder, report_enabled
+
+log = logging.getLogger(__name__)
 
 # In the window's language where shown (app/gui/translation.py; scripts/translations.sh collects them).
 HELP_QUESTION = QT_TR_NOOP("Did this help?")
 THANKS_KEPT = QT_TR_NOOP("Thank you; your instructor will see it, without your name.")
 THANKS_NOT_KEPT = QT_TR_NOOP("Thank you. (The instructor's report is off on this PC, so nothing is kept.)")
 THANKS_PAUSED = QT_TR_NOOP("Thank you. (Logging is paused, so it could not be kept.)")
+#: recorder.KEPT_NOTICE, marked for translation here (the recorder has no Qt; a test keeps the two equal).
+KEPT_NOTICE_TR = QT_TR_NOOP("Questions are kept on this PC for your instructor, without your name.")
+#: What the status bar says when the log cannot be written; the reason, in English, goes to the log file.
+PAUSED_TR = QT_TR_NOOP("Logging for the instructor's report is paused; answers go on as usual.")
 
 
 class FeedbackBar(QWidget):
@@ -77,7 +84,7 @@ class FeedbackHook(QObject):
         self.bar.hide()
         self.notice: QLabel | None = None
         if recorder is not None:
-            self.notice = QLabel(KEPT_NOTICE)
+            self.notice = QLabel(tr(KEPT_NOTICE_TR))
             self.notice.setAccessibleName(tr("Instructor's report"))
             self.notice.setWordWrap(True)
             layout.addWidget(self.notice)
@@ -136,5 +143,12 @@ def attach_feedback(window: Any) -> FeedbackHook:
     log of its finished replies; a log that cannot be written is said once in the status bar."""
     recorder = None
     if report_enabled():
-        recorder = ReplyRecorder(on_pause=lambda text: window.show_status(text, 15000))
+        recorder = ReplyRecorder(on_pause=lambda text: _paused(window, text))
     return FeedbackHook(window, recorder)
+
+
+def _paused(window: Any, text: str) -> None:
+    """Say once in the status bar, in the window's language, that logging paused; ``text`` (English,
+    with the reason) goes to the log file."""
+    log.warning("%s", text)
+    window.show_status(tr(PAUSED_TR), 15000)

@@ -908,6 +908,14 @@
         <translation>Gracias. (El registro está en pausa, así que no se pudo guardar.)</translation>
     </message>
     <message>
+        <source>Questions are kept on this PC for your instructor, without your name.</source>
+        <translation>Las preguntas se guardan en este PC para tu profesor, sin tu nombre.</translation>
+    </message>
+    <message>
+        <source>Logging for the instructor&apos;s report is paused; answers go on as usual.</source>
+        <translation>El registro para el informe del profesor está en pausa; las respuestas siguen como siempre.</translation>
+    </message>
+    <message>
         <source>Helped</source>
         <translation>Me sirvió</translation>
     </message>

@@ -908,6 +908,14 @@
         <translation>Merci. (L&apos;enregistrement est en pause&#xa0;: votre avis n&apos;a pas pu être conservé.)</translation>
     </message>
     <message>
+        <source>Questions are kept on this PC for your instructor, without your name.</source>
+        <translation>Les questions sont conservées sur ce PC pour votre enseignant, sans votre nom.</translation>
+    </message>
+    <message>
+        <source>Logging for the instructor&apos;s report is paused; answers go on as usual.</source>
+        <translation>L’enregistrement pour le rapport de l’enseignant est en pause&#xa0;; les réponses continuent normalement.</translation>
+    </message>
+    <message>
         <source>Helped</source>
         <translation>Utile</translation>
     </message>
