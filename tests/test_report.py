@@ -422,3 +422,40 @@ def test_the_window_s_notice_is_the_recorder_s_and_is_translated():
         text = ts.read_text(encoding="utf-8")
         entry = text[text.index(f"<source>{KEPT_NOTICE}</source>"):]
         assert entry.split("</message>")[0].count("<translation>") == 1  # translated, not unfinished
+
+
+def test_guides_never_cited_lead_the_cited_least_list():
+    from app.report.log import new_question
+    from app.report.render import summarize
+
+    rows = [new_question("Which pin is the LED on?", "extractive", course_id="c", course_version="1",
+                         corpus_version="v", cited=["lessons/blink.md"]) for _ in range(3)]
+    summary = summarize(rows, guides=("lessons/blink.md", "lessons/oled.md", "lessons/wifi.md"))
+    assert summary["cited_least"][:2] == [("lessons/oled.md", 0), ("lessons/wifi.md", 0)]
+    assert summary["cited_most"] == [("lessons/blink.md", 3)]  # a guide never cited is not "most cited"
+    assert summarize(rows)["cited_least"] == [("lessons/blink.md", 3)]  # no bundle here: cited guides only
+
+
+def test_the_report_lists_the_installed_course_s_guides(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from app.report import cli as report_cli
+
+    class Reader:
+        def __init__(self, path, verify=True):
+            self.path = path
+
+        def sources(self):
+            return [SimpleNamespace(path="a.md"), SimpleNamespace(path="b.md")]
+
+        def close(self):
+            pass
+
+    entries = [SimpleNamespace(course_id="c", state="ok", path=tmp_path / "c.sqlite"),
+               SimpleNamespace(course_id="d", state="damaged", path=tmp_path / "d.sqlite")]
+    monkeypatch.setattr("app.bundle.library.list_courses", lambda verify=True: entries)
+    monkeypatch.setattr("app.bundle.reader.BundleReader", Reader)
+    row = SimpleNamespace(course_id="c")
+    assert report_cli.course_guides(None, [row, row]) == ("a.md", "b.md")
+    assert report_cli.course_guides("d", []) == ()  # a damaged bundle: no list, no error
+    assert report_cli.course_guides(None, [row, SimpleNamespace(course_id="d")]) == ()  # two courses: no single list

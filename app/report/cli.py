@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import logging
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,8 @@ from pathlib import Path
 from ..errors import LanternError
 from .log import QuestionLog, read_export
 from .recorder import log_path, report_enabled, retention_days
+
+logger = logging.getLogger(__name__)
 
 EPILOG = """examples:
   lantern report -o report.html                       the whole log as one HTML page
@@ -96,7 +99,7 @@ def _write_report(args) -> None:
               '"instructor_report": true in the settings file, or merge the files of lab PCs with --merge.',
               file=sys.stderr)
     fmt = args.format or _format_of(args.output)
-    filters = {"course": args.course, "since": args.since}
+    filters = {"course": args.course, "since": args.since, "guides": course_guides(args.course, rows)}
     text = {"html": lambda: report_html(rows, **filters), "csv": lambda: report_csv(rows),
             "json": lambda: report_json(rows, **filters)}[fmt]()
     if args.output is None:
@@ -124,3 +127,26 @@ def _write_file(path: Path, text: str) -> None:
 
 
 REPORT_COMMANDS = {"report": cmd_report}
+
+
+def course_guides(course: str | None, rows: list) -> tuple[str, ...]:
+    """The guide paths of the report's one course (``course``, or the only course of ``rows``) when its
+    bundle is installed on this PC (app/bundle/library.py); () otherwise: then "cited least" lists only
+    guides cited at least once. Never raises."""
+    wanted = course or (rows[0].course_id if rows and len({r.course_id for r in rows}) == 1 else None)
+    if not wanted:
+        return ()
+    try:
+        from ..bundle.library import list_courses
+        from ..bundle.reader import BundleReader
+
+        for entry in list_courses(verify=False):
+            if entry.course_id == wanted and entry.state == "ok":
+                reader = BundleReader(entry.path, verify=False)
+                try:
+                    return tuple(source.path for source in reader.sources())
+                finally:
+                    reader.close()
+    except Exception as exc:  # a damaged library never stops a report
+        logger.info("the guides of %s could not be listed: %s", wanted, exc)
+    return ()

@@ -30,16 +30,19 @@ TOP_GUIDES = 10
 TOP_TOPICS = 15
 
 
-def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: dt.date | None = None) -> dict:
+def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: dt.date | None = None,
+              guides: tuple[str, ...] = ()) -> dict:
     """The report's numbers: ``totals`` per reply group, ``helped`` (yes / no / unanswered),
     ``weeks`` (Monday's date -> counts per group), ``cited_most`` / ``cited_least`` (guide, count),
-    ``topics`` (:class:`~app.report.topics.Topic` of the questions that need attention)."""
+    ``topics`` (:class:`~app.report.topics.Topic` of the questions that need attention). ``guides`` are
+    the course's guide paths when its bundle is on this PC: those never cited count 0 in ``cited_least``."""
     totals = Counter(r.group for r in rows)
     weeks: dict[str, Counter] = {}
     for row in rows:
         day = dt.date.fromisoformat(row.day)
         weeks.setdefault((day - dt.timedelta(days=day.weekday())).isoformat(), Counter())[row.group] += 1
     cited = Counter(path for r in rows for path in r.cited)
+    cited.update({path: 0 for path in guides if path not in cited})
     ranked = sorted(cited.items(), key=lambda item: (-item[1], item[0]))
     return {
         "course": course, "since": since.isoformat() if since else None,
@@ -49,7 +52,7 @@ def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: d
         "helped": {"yes": sum(r.helped is True for r in rows), "no": sum(r.helped is False for r in rows),
                    "unanswered": sum(r.helped is None for r in rows)},
         "weeks": {week: {g: weeks[week].get(g, 0) for g in GROUPS} for week in sorted(weeks)},
-        "cited_most": ranked[:TOP_GUIDES],
+        "cited_most": [item for item in ranked[:TOP_GUIDES] if item[1] > 0],
         "cited_least": sorted(ranked[-TOP_GUIDES:], key=lambda item: (item[1], item[0])) if ranked else [],
         "topics": group_topics([r for r in rows if needs_attention(r)]),
     }
