@@ -203,6 +203,9 @@ class Assistant:
         :meth:`_quote_evidence`, then :meth:`_model_answer`.
         """
         question, history = _checked_question(question, history)
+        begin = getattr(self.llm, "begin_reply", None)  # a reply's own state (the lab's engine: app/answer/remote.py)
+        if begin is not None:
+            begin()
         turn = _Turn(self, self.retriever.bundle.corpus_version)
         question, declined = self._screen_question(question, turn)
         if declined is not None:

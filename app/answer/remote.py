@@ -114,6 +114,11 @@ class RemoteChatModel:
         self.degraded: tuple[str, ...] = ()
         self.failure = ""
 
+    def begin_reply(self) -> None:
+        """Forget the last reply's failure: a new reply that never calls the model (not covered,
+        declined) is not marked with an engine failure it did not meet."""
+        self.degraded, self.failure = (), ""
+
     def count_tokens(self, text: str) -> int:
         if self.fallback is not None:
             return self.fallback.count_tokens(text)
