@@ -191,12 +191,7 @@ class SimilarityScorer:
 
     def __call__(self, query: Query, passages: Sequence[PassageBlocks]) -> list[list[float]]:
         s = self.settings
-        keep = [{id(c.unit) for c in p.ranked()[:s.similarity_blocks]} for p in passages]
-        texts = [f"{c.unit.heading}: {c.unit.match_text}"[:s.similarity_chars]
-                 for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
-        sims = iter(self.similarity(texts))
-        return [[s.similarity_weight * max(0.0, float(next(sims))) if id(c.unit) in k else 0.0
-                 for c in p.candidates] for p, k in zip(passages, keep)]
+        return best_blocks_scored(passages, s.similarity_blocks, s.similarity_chars, self.similarity, s.similarity_weight)
 
 
 @dataclass(frozen=True)
@@ -214,12 +209,20 @@ class RelevanceScorer:
 
     def __call__(self, query: Query, passages: Sequence[PassageBlocks]) -> list[list[float]]:
         s = self.settings
-        keep = [{id(c.unit) for c in p.ranked()[:s.relevance_blocks]} for p in passages]
-        texts = [f"{c.unit.heading}: {c.unit.match_text}"[:s.similarity_chars]
-                 for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
-        probabilities = iter(self.relevance(texts) if texts else [])
-        return [[s.relevance_weight * float(next(probabilities)) if id(c.unit) in k else 0.0
-                 for c in p.candidates] for p, k in zip(passages, keep)]
+        return best_blocks_scored(passages, s.relevance_blocks, s.similarity_chars, self.relevance, s.relevance_weight)
+
+
+def best_blocks_scored(passages: Sequence[PassageBlocks], blocks: int, chars: int,
+                       score: Callable[[list[str]], list[float]], weight: float) -> list[list[float]]:
+    """For each passage, ``weight`` times ``score`` (negative: 0) of its ``blocks`` best blocks so far
+    (heading and text, first ``chars`` characters), read in one call of ``score(texts)``; 0.0 for the
+    other blocks. What :class:`SimilarityScorer` and :class:`RelevanceScorer` share."""
+    keep = [{id(c.unit) for c in p.ranked()[:blocks]} for p in passages]
+    texts = [f"{c.unit.heading}: {c.unit.match_text}"[:chars]
+             for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
+    values = iter(score(texts) if texts else [])
+    return [[weight * max(0.0, float(next(values))) if id(c.unit) in k else 0.0
+             for c in p.candidates] for p, k in zip(passages, keep)]
 
 
 def rescore(query: Query, passages: list[PassageBlocks], scorers: Sequence[Scorer]) -> list[PassageBlocks]:
