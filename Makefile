@@ -52,13 +52,15 @@ test: $(BUNDLE)
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 # Static checks: ruff (pyflakes, import order, pycodestyle, complexity C90) on app/ and tests/, mypy (types) on app/,
-# and no import cycle between modules of app/ (scripts/import_cycles.py);
+# no import cycle between modules of app/ (scripts/import_cycles.py), no module over 400 lines and no
+# function over 60 (scripts/size_limits.py);
 # settings in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check app
 	$(BIN)/ruff check tests
 	$(BIN)/mypy app
 	$(BIN)/python scripts/import_cycles.py app
+	$(BIN)/python scripts/size_limits.py app
 
 # One-folder installer in dist/lantern/ with the default models and BUNDLE (docs/instructors.md).
 # `make dist BUNDLE=corpus_bundle/other.sqlite` ships another course (build that bundle first);

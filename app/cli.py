@@ -8,7 +8,8 @@ covered"), 1 an error the user can fix (one sentence on stderr, no traceback);
 the bundle and both models work.
 
 The instructor and course-library commands (``check``, ``inspect``, ``courses``, ``install``,
-``rollback``) live in :mod:`app.cli_course`.
+``rollback``) live in :mod:`app.cli_course`; ``ask``'s text output in :mod:`app.cli_ask`, and the
+``--history`` file reader in :mod:`app.cli_history`.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ import argparse
 import json
 import logging
 import os
-import re
-import stat
 import sys
 from pathlib import Path
 
 from . import __version__
 from .answer.remote import add_model_url_argument, use_model_url
 from .bundle.library import default_bundle
+from .cli_ask import print_checked_answer
 from .cli_course import INSTRUCTOR_COMMANDS, LIBRARY_COMMANDS, _add_instructor_commands, _add_library_commands, _count
+from .cli_history import MAX_HISTORY_BYTES, read_history  # noqa: F401  (MAX_HISTORY_BYTES re-exported)
 from .errors import BundleError, LanternError
 from .export.cli import add_export_command, ask_markdown, cmd_export
 from .records import join_heading
@@ -33,7 +34,6 @@ from .report.cli import REPORT_COMMANDS, add_report_command
 from .report.recorder import record_cli_reply
 from .retrieval.retriever import DEFAULT_FUSION, FUSIONS
 from .serve.command import SERVE_COMMANDS, add_serve_command
-from .text.grammar import CITATION_MARKER, citation_numbers
 
 log = logging.getLogger("lantern")
 
@@ -55,6 +55,7 @@ EXAMPLES = """examples:
 
 
 def _parser() -> argparse.ArgumentParser:
+    """``lantern``'s argument parser: the app's own options, then each command group's step."""
     parser = argparse.ArgumentParser(prog="lantern", description="Lantern: an offline course assistant. "
                                      "Run without a command to open the desktop app.",
                                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -66,7 +67,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="open the bundle, load both models, answer one question with a citation, "
                         "print a one-line report and exit (0 when everything works)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_build_command(sub)
+    _add_query_commands(sub)
+    _add_instructor_commands(sub)
+    _add_library_commands(sub)
+    add_report_command(sub)
+    add_serve_command(sub)
+    add_export_command(sub)
+    _add_eval_command(sub)
+    return parser
 
+
+def _add_build_command(sub) -> None:
+    """Add ``build`` (its incremental options come from :func:`app.cli_course._add_instructor_commands`)."""
     build = sub.add_parser("build", help="build a course bundle from a folder of guides",
                            description="Read a folder of course guides, chunk, embed and index them, and write "
                            "one bundle file (written to a temporary file and renamed into place).",
@@ -91,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="replace the -o file even when it is the bundle of another course id")
     build.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
+
+def _add_query_commands(sub) -> None:
+    """Add ``search`` and ``ask``."""
     for name, text in (("search", "rank the guide sections for a query"), ("ask", "answer a question from the guides")):
         cmd = sub.add_parser(name, help=text, description=text.capitalize() + ".",
                              epilog=f'example:\n  lantern {name} --bundle corpus_bundle/esp32-starter.sqlite "OLED stays blank"',
@@ -108,12 +124,10 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--history", type=Path, help="JSON file of earlier turns [{role, content}, ...]")
             cmd.add_argument("--format", choices=("text", "markdown"), default="text",
                              help="markdown: the reply with its reference list as Markdown (docs/gui.md, Export)")
-    _add_instructor_commands(sub)
-    _add_library_commands(sub)
-    add_report_command(sub)
-    add_serve_command(sub)
-    add_export_command(sub)
 
+
+def _add_eval_command(sub) -> None:
+    """Add ``eval``."""
     ev = sub.add_parser("eval", help="measure retrieval on a labelled question file",
                         description="Run every question of a question file (JSON Lines, format in docs/eval.md) "
                         "through retrieval and report Hit@k, MRR@10, nDCG@10 and Hit@sent per class for the "
@@ -133,7 +147,6 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", type=Path, help="chat model GGUF for --answers (default: the settings file's, or models/)")
     ev.add_argument("--search-only", action="store_true",
                     help="with --answers: grade the extractive answers without loading a chat model (fast)")
-    return parser
 
 
 def _open_bundle(path: Path | None):
@@ -213,61 +226,6 @@ def _cmd_build(args) -> int:
     return 0
 
 
-#: The largest ``--history`` file read (bytes): far more than the last few turns the answerer keeps
-#: (app/answer/prompt.py: 6 turns of at most 1,000 characters).
-MAX_HISTORY_BYTES = 1_000_000
-
-
-def _read_history(path: Path) -> list[dict]:  # noqa: C901
-    """The turns of a ``--history`` file. Raises :class:`LanternError` naming the problem: the file
-    cannot be read, is not a regular file (a folder, a device such as ``/dev/zero``, a FIFO: refused
-    before anything is read), is over :data:`MAX_HISTORY_BYTES` bytes (at most that many plus one are
-    read), is not UTF-8 or not JSON, nests too deeply for the parser, is not a list, or a turn is not
-    ``{"role": "user"|"assistant", "content": "text"}`` (other roles, such as ``system``, are refused
-    rather than dropped)."""
-    try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, a pipe or a socket)"
-                raise LanternError(f"The history file {path} is {what}; give the path of a JSON file of earlier turns.")
-            if info.st_size > MAX_HISTORY_BYTES:
-                raise LanternError(f"The history file {path} is {info.st_size:,} bytes, over the limit of "
-                                   f"{MAX_HISTORY_BYTES:,}; keep only the last few turns in it.")
-            with open(fd, "rb", closefd=False) as file:
-                data = file.read(MAX_HISTORY_BYTES + 1)  # a file growing while read is still bounded
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise LanternError(f"The history file {path} cannot be read ({exc.strerror or exc}); "
-                           "give the path of a JSON file of earlier turns.") from exc
-    if len(data) > MAX_HISTORY_BYTES:
-        raise LanternError(f"The history file {path} is over the limit of {MAX_HISTORY_BYTES:,} bytes; "
-                           "keep only the last few turns in it.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LanternError(f"The history file {path} is not UTF-8 text; save it as UTF-8 JSON.") from exc
-    try:
-        history = json.loads(text)
-    except RecursionError as exc:
-        raise LanternError(f"The history file {path} nests lists or objects too deeply to read; "
-                           "give a flat list of {\"role\", \"content\"} objects.") from exc
-    except ValueError as exc:
-        raise LanternError(f"The history file {path} is not valid JSON ({exc}); "
-                           "give a list of {\"role\", \"content\"} objects.") from exc
-    if not isinstance(history, list):
-        raise LanternError(f"The history file {path} must hold a JSON list of turns.")
-    for i, turn in enumerate(history, 1):
-        if not (isinstance(turn, dict) and turn.get("role") in ("user", "assistant")
-                and isinstance(turn.get("content"), str)):
-            raise LanternError(f"Turn {i} of the history file {path} is not "
-                               "{\"role\": \"user\" or \"assistant\", \"content\": \"text\"}; fix or remove it.")
-    return history
-
-
 def _cmd_search(args) -> int:
     if not args.query.strip():
         raise LanternError("The search query is empty; give some words to search for.")
@@ -300,7 +258,7 @@ def _cmd_ask(args) -> int:
 
     history = None
     if args.history:
-        history = _read_history(args.history)
+        history = read_history(args.history)
     if not args.query.strip():
         raise LanternError("The question is empty; type a question about the course.")
     bundle = _open_bundle(args.bundle)
@@ -317,62 +275,8 @@ def _cmd_ask(args) -> int:
         print(ask_markdown(args.query, answer, bundle), end="")
         record_cli_reply(bundle, args.query, answer)
         return 0
-    # Text output: the evidence first, as soon as retrieval is done, then the model's sentences
-    # that passed every check, one by one (nothing unverified is printed), then the sources. The
-    # citations are numbered 1, 2, 3… in the order they are first printed, and the list uses those
-    # numbers (the answer's own numbers skip the passages it did not quote).
-    printed = {"evidence": False, "sentences": 0}
-    shown: dict[int, int] = {}  # the answer's passage number -> the number printed
-
-    def show_evidence(evidence) -> None:
-        printed["evidence"] = True
-        print(_shown_numbers(evidence.text, shown, {p.n for p in evidence.passages}), flush=True)
-
-    def show_sentence(text: str) -> None:
-        if not printed["sentences"]:
-            print("\nIn short (each sentence checked against the passage it cites):")
-        printed["sentences"] += 1
-        print(_shown_numbers(text, shown, None), flush=True)
-
-    answer = assistant.answer(args.query, history, on_evidence=show_evidence, on_sentence=show_sentence)
-    record_cli_reply(bundle, args.query, answer)  # the instructor's report, when it is on
-    if not printed["evidence"]:
-        print(_shown_numbers(answer.text, shown, {p.n for p in answer.passages}))
-    listed = answer.citations or ([] if printed["evidence"] else answer.passages)
-    _print_sources(listed, "Sources:" if answer.citations else "Nearest sections:", shown)
-    if answer.degraded:
-        print(f"\n({', '.join(answer.degraded)})")
+    print_checked_answer(assistant, bundle, args.query, history)  # text: evidence first, then checked sentences
     return 0
-
-
-def _shown_numbers(text: str, shown: dict[int, int], known: set[int] | None) -> str:
-    """``text`` with each citation marker's passage numbers replaced by the numbers printed:
-    ``shown`` maps a passage number to its printed number and gains the next free number for each
-    passage first cited here. Only numbers in ``known`` count (None: every number); brackets in
-    code (``items[1]``) are left alone."""
-    from .answer.citations import is_citation
-
-    def swap(match: re.Match) -> str:
-        numbers = citation_numbers(match)
-        if not is_citation(text, match) or any(known is not None and n not in known for n in numbers):
-            return match.group(0)
-        for n in numbers:
-            shown.setdefault(n, len(shown) + 1)
-        return "[" + ", ".join(str(shown[n]) for n in numbers) + "]"
-    return CITATION_MARKER.sub(swap, text)
-
-
-def _print_sources(passages, title: str, shown: dict[int, int]) -> None:
-    """Print ``title`` and one line per passage, ``[n] guide › heading``, in the order of ``n``
-    printed (``shown``; a passage the text never cited gets the next free number)."""
-    if not passages:
-        return
-    for p in passages:
-        shown.setdefault(p.n, len(shown) + 1)
-    print(f"\n{title}")
-    for p in sorted(passages, key=lambda p: shown[p.n]):
-        where = join_heading(p.hit.source, p.hit.heading)
-        print(f"  [{shown[p.n]}] {where}")
 
 
 def _cmd_self_test(args) -> int:
@@ -435,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         commands.update(LIBRARY_COMMANDS)
         commands.update(REPORT_COMMANDS)
         commands.update(SERVE_COMMANDS)
-        commands["export"] = lambda args: cmd_export(args, _read_history)
+        commands["export"] = lambda args: cmd_export(args, read_history)
         return commands[args.command](args)
     except LanternError as exc:
         print(f"error: {exc}", file=sys.stderr)

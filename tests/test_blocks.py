@@ -176,7 +176,7 @@ def test_the_same_words_in_two_guides_are_quoted_once():
 
 
 def test_source_excerpts_keep_underscores_in_code_names():
-    from app.gui.render import excerpt
+    from app.gui.passage_text import excerpt
 
     text = "Check that the number in `LED_PIN` matches **the pin** your _wire_ is on."
     assert excerpt(text) == "Check that the number in LED_PIN matches the pin your wire is on."

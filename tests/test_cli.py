@@ -128,7 +128,7 @@ def test_a_device_a_fifo_or_a_folder_as_the_history_file_is_refused_at_once(caps
 
 
 def test_a_history_file_that_grows_after_its_size_was_read_is_read_no_further(tmp_path, monkeypatch):
-    import app.cli as cli
+    import app.cli_history as cli_history
 
     history = tmp_path / "turns.json"
     history.write_text("[]" + " " * 98, encoding="utf-8")
@@ -139,12 +139,12 @@ def test_a_history_file_that_grows_after_its_size_was_read_is_read_no_further(tm
         return os.stat_result((result.st_mode, result.st_ino, result.st_dev, result.st_nlink, result.st_uid,
                                result.st_gid, 0, result.st_atime, result.st_mtime, result.st_ctime))
 
-    monkeypatch.setattr(cli, "MAX_HISTORY_BYTES", 4)
-    monkeypatch.setattr(cli.os, "fstat", small)
+    monkeypatch.setattr(cli_history, "MAX_HISTORY_BYTES", 4)
+    monkeypatch.setattr(cli_history.os, "fstat", small)
     with pytest.raises(LanternError, match="is over the limit of 4 bytes"):
-        cli._read_history(history)
-    monkeypatch.setattr(cli, "MAX_HISTORY_BYTES", 100)
-    assert cli._read_history(history) == []
+        cli_history.read_history(history)
+    monkeypatch.setattr(cli_history, "MAX_HISTORY_BYTES", 100)
+    assert cli_history.read_history(history) == []
 
 
 def test_a_folder_given_as_the_chat_model_is_named_as_a_folder(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from app.answer.budget import _pieces
 from app.answer.citations import check_citations
 from app.answer.verify import SentenceStream
-from app.gui.render import plain_lines
+from app.gui.passage_text import plain_lines
 from app.ingest.language import prose
 from app.ingest.markdown import fences
 

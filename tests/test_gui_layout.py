@@ -19,7 +19,7 @@ from app.bundle.builder import build_bundle  # noqa: E402
 from app.bundle.reader import BundleReader  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.render import locate_words, passage_words  # noqa: E402
+from app.gui.passage_text import locate_words, passage_words  # noqa: E402
 from app.gui.words import finished_status  # noqa: E402
 from app.retrieval.retriever import Retriever  # noqa: E402
 

@@ -28,7 +28,8 @@ from app.answer.answerer import Assistant  # noqa: E402
 from app.bundle.builder import build_bundle  # noqa: E402
 from app.bundle.reader import BundleReader  # noqa: E402
 from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.render import answer_html, excerpt, guide_html  # noqa: E402
+from app.gui.passage_text import excerpt  # noqa: E402
+from app.gui.render import answer_html, guide_html  # noqa: E402
 from app.gui.viewer import GuideViewer  # noqa: E402
 from app.records import Hit, Passage  # noqa: E402
 from app.retrieval.links import FILE, GUIDE, MAIL, OUTSIDE, SCRIPT, WEB, classify_link, link_refusal  # noqa: E402

@@ -17,8 +17,6 @@ are what a full build would write.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import os
 import re
 import time
@@ -26,22 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
-import numpy as np
 
-from .. import __version__
-from ..embedding import BATCH_SIZE, Embedder
+from ..embedding import Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.language import check_language, detect_language
-from ..ingest.reader import IMAGE_TYPES
-from ..ingest.screen import META_KEY as PLANTED_KEY
-from ..ingest.screen import planted_meta
-from ..records import join_heading
-from ..text.lexical import build_index, index_params
-from ..text.tokenize import stemmer_for
-from .library import bundle_identity, check_course_id, default_course_id, identity_meta
+from .library import bundle_identity, check_course_id, default_course_id
 from .plan import CoursePlan, Progress, corpus_version, plan_course
-from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
+from .schema import CONTENT_DIGEST_KEY, connect, content_digest
+from .writer import write_bundle
 
 __all__ = ["BuildReport", "build_bundle", "check_output", "corpus_version", "previous_vectors", "remove_stale_temporary_files"]
 
@@ -69,13 +60,6 @@ class BuildReport:
     #: was guessed from the guides (app/ingest/language.py) rather than given.
     language: str = ""
     language_detected: bool = False
-
-
-def _library_versions() -> dict:
-    import sqlite_vec
-
-    return {"lantern": __version__, "apsw": apsw.apsw_version(), "sqlite": apsw.sqlite_lib_version(),
-            "sqlite_vec": getattr(sqlite_vec, "__version__", "")}
 
 
 def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], str]:
@@ -115,7 +99,7 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
         conn.close()
 
 
-def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",  # noqa: C901
+def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",
@@ -142,10 +126,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     course_id = check_course_id(course_id) if course_id else default_course_id(source_dir)
     if language:
         language = check_language(language)
-    replaced = check_output(output, source_dir, course_id, force=force)
-    kept_title = ""
-    if not title and replaced.get("title") and bundle_identity(replaced, output).course_id == course_id:
-        title = kept_title = replaced["title"]
+    title, kept_title = _title_to_keep(output, source_dir, course_id, title, force)
     _check_writable(output)
     if previous is not None and not Path(previous).is_file():
         raise LanternError(f"The previous bundle {previous} does not exist; give --previous an existing "
@@ -159,17 +140,49 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     if language is None:
         language = detect_language(doc.text for doc in plan.documents if doc.kind != "code")
     reuse_from = Path(previous) if previous is not None else output
-    vectors: dict[str, bytes] = {}
-    if reuse:
-        vectors, why = previous_vectors(reuse_from, embedder)
-        if why:
-            notes.append(why)
+    vectors = _reusable_vectors(reuse_from, embedder, notes) if reuse else {}
     notes.extend(remove_stale_temporary_files(output))
-    tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
+    embedded = _write_in_place(output, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs,
+                               notify, course_id, language)
+    n = len(plan.chunks)
+    return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
+                       assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
+                       reused=n - embedded, previous=reuse_from if vectors else None,
+                       warnings=plan.warnings, notes=notes, language=language,
+                       language_detected=detected and bool(language))
+
+
+def _title_to_keep(output: Path, source_dir: Path, course_id: str, title: str, force: bool) -> tuple[str, str]:
+    """Check ``output`` (:func:`check_output`) and return ``(title, kept title)``: without ``title``,
+    rebuilding the same course's bundle keeps that bundle's title (kept title '' otherwise)."""
+    replaced = check_output(output, source_dir, course_id, force=force)
+    if not title and replaced.get("title") and bundle_identity(replaced, output).course_id == course_id:
+        return replaced["title"], replaced["title"]
+    return title, ""
+
+
+def _reusable_vectors(reuse_from: Path, embedder: Embedder, notes: list[str]) -> dict[str, bytes]:
+    """:func:`previous_vectors` of ``reuse_from``, with the note saying why none are reused appended to ``notes``."""
+    vectors, why = previous_vectors(reuse_from, embedder)
+    if why:
+        notes.append(why)
+    return vectors
+
+
+def _built_at() -> str:
+    """The build time recorded as ``meta['built_at']``: UTC, ISO 8601, whole seconds."""
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _write_in_place(output: Path, plan: CoursePlan, embedder: Embedder, vectors: dict[str, bytes], title: str,
+                    globs: dict, notify: Progress, course_id: str, language: str) -> int:
+    """Write the bundle to a temporary file beside ``output`` and rename it over ``output``; returns
+    how many chunks were embedded. Raises :class:`LanternError` (the temporary file removed, ``output``
+    untouched) when it cannot be written."""
+    tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     try:
-        embedded = _write(tmp, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs, notify,
-                          course_id, language)
+        embedded = write_bundle(tmp, plan, embedder, vectors, title, globs, notify, course_id, language, _built_at)
         os.replace(tmp, output)
     except (OSError, apsw.Error) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
@@ -179,12 +192,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
         for leftover in (tmp, Path(f"{tmp}-journal")):
             if leftover.exists():
                 leftover.unlink()
-    n = len(plan.chunks)
-    return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
-                       assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
-                       reused=n - embedded, previous=reuse_from if vectors else None,
-                       warnings=plan.warnings, notes=notes, language=language,
-                       language_detected=detected and bool(language))
+    return embedded
 
 
 def _bundle_meta(path: Path) -> dict[str, str] | None:
@@ -313,106 +321,3 @@ def remove_stale_temporary_files(output: Path) -> list[str]:
             continue
         notes.append(f"removed {path.name} ({stat.st_size / 1e6:.1f} MB), left by an interrupted build")
     return notes
-
-
-def _write_vector_blocks(conn, count: int, dim: int) -> None:
-    """Copy ``chunk_vectors`` into ``vector_blocks`` (schema.py): ``float32`` blocks of
-    VECTOR_BLOCK_ROWS rows, chunk ids 1..``count``."""
-    with conn:
-        for first in range(1, count + 1, VECTOR_BLOCK_ROWS):
-            rows = min(VECTOR_BLOCK_ROWS, count - first + 1)
-            block = np.zeros((rows, dim), dtype=np.float32)
-            for rowid, blob in conn.execute("SELECT rowid, embedding FROM chunk_vectors WHERE rowid BETWEEN ? AND ?",
-                                            (first, first + rows - 1)):
-                block[int(rowid) - first] = np.frombuffer(blob, dtype=np.float32)
-            conn.execute("INSERT INTO vector_blocks VALUES (?, ?, ?)", (first, rows, block.tobytes()))
-
-
-def _write(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
-           globs: dict, notify: Progress, course_id: str, language: str) -> int:
-    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded. ``language``
-    is recorded in ``meta`` when not ''."""
-    if tmp.exists():
-        tmp.unlink()
-    chunks = plan.chunks
-    conn = connect(str(tmp), read_only=False)
-    try:
-        conn.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=8192")
-        create_tables(conn, embedder.dim)
-        with conn:
-            chunk_id = 0
-            for source_id, (doc, cd) in enumerate(zip(plan.documents, plan.chunked), 1):
-                conn.execute("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?)",
-                             (source_id, doc.path, cd.title, doc.kind, doc.language, doc.sha256, doc.size_bytes, doc.text))
-                conn.executemany("INSERT OR IGNORE INTO headings VALUES (?,?,?,?,?)",
-                                 [(source_id, h.level, h.text, h.anchor, h.start) for h in cd.headings])
-                for chunk in cd.chunks:
-                    chunk_id += 1
-                    conn.execute("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                                 (chunk_id, chunk.key, source_id, chunk.heading, chunk.anchor, chunk.ordinal,
-                                  chunk.start, chunk.end, chunk.text, chunk.indexed_text, chunk.sha256))
-                    conn.execute("INSERT INTO chunks_fts(rowid, heading, text) VALUES (?,?,?)",
-                                 (chunk_id, join_heading(cd.title, chunk.heading), chunk.text))
-            for rel, path in plan.assets.items():
-                data = path.read_bytes()
-                conn.execute("INSERT INTO assets VALUES (?,?,?,?)",
-                             (rel, IMAGE_TYPES[Path(rel).suffix.lower()], hashlib.sha256(data).hexdigest(), data))
-
-        with conn:
-            conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
-                             [(i + 1, reusable[c.sha256]) for i, c in enumerate(chunks) if c.sha256 in reusable])
-        texts = [c.indexed_text for c in chunks]
-        todo = sorted((i for i, c in enumerate(chunks) if c.sha256 not in reusable), key=lambda i: len(texts[i]))
-        notify("reuse", len(chunks) - len(todo), len(chunks))
-        done = 0
-        total_chars = sum(len(texts[i]) for i in todo)
-        done_chars = 0
-        notify("embed_chars", 0, total_chars)
-        notify("embed", 0, len(todo))
-        for begin in range(0, len(todo), BATCH_SIZE):
-            idx = todo[begin:begin + BATCH_SIZE]
-            vectors = np.asarray(embedder.embed([texts[i] for i in idx]), dtype=np.float32)
-            if vectors.shape != (len(idx), embedder.dim):
-                raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
-                                   f"expected ({len(idx)}, {embedder.dim}); check the model files.")
-            with conn:
-                conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
-                                 [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
-            done += len(idx)
-            done_chars += sum(len(texts[i]) for i in idx)
-            notify("embed_chars", done_chars, total_chars)
-            notify("embed", done, len(todo))
-
-        _write_vector_blocks(conn, len(chunks), embedder.dim)
-        notify("index", 0, 1)
-        stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
-        files = build_index(texts, stemmer)
-        meta = {
-            "schema_version": str(SCHEMA_VERSION),
-            "corpus_version": plan.corpus_version,
-            "title": title,
-            "built_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-            "chunker": json.dumps(plan.settings.as_dict(), sort_keys=True),
-            "embedding_model_id": embedder.model_id,
-            "embedding_dim": str(embedder.dim),
-            "embedding_checksum": embedder.checksum,
-            "lexical": json.dumps(index_params(stemmer), sort_keys=True),
-            "libraries": json.dumps(_library_versions(), sort_keys=True),
-            "sources": str(len(plan.documents)),
-            "chunks": str(len(chunks)),
-            "source_globs": json.dumps(globs, sort_keys=True),
-            PLANTED_KEY: planted_meta(plan.planted),  # blocks never quoted (app/ingest/screen.py)
-        }
-        with conn:
-            conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
-        meta.update(identity_meta(meta, course_id))  # course id and version (issue 12)
-        if language:  # optional: absent means unknown (bundles built before it, or an unsure guess)
-            meta["language"] = language
-        with conn:
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-        with conn:  # last: it covers every row written above (the reader checks it at open)
-            conn.execute("INSERT INTO meta VALUES (?, ?)", (CONTENT_DIGEST_KEY, content_digest(conn)))
-        notify("index", 1, 1)
-    finally:
-        conn.close()
-    return len(todo)

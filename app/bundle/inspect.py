@@ -25,6 +25,7 @@ import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import apsw
 import numpy as np
@@ -35,6 +36,8 @@ from .checks import span_problems
 from .library import DIGEST_MISMATCH, bundle_identity, verify_digest
 from .reader import BundleReader
 from .schema import CONTENT_DIGEST_KEY, content_digest
+
+_T = TypeVar("_T")
 
 #: Chunks (and images) whose digests are checked by default; 0 checks all of them.
 DEFAULT_SAMPLE = 200
@@ -125,7 +128,7 @@ class Inspection:
         return out
 
 
-def _sample(ids: list[int], n: int) -> list[int]:
+def _sample(ids: list[_T], n: int) -> list[_T]:
     """Up to ``n`` ids spread evenly over ``ids`` (all of them when ``n`` is 0 or large enough)."""
     if n <= 0 or len(ids) <= n:
         return ids
@@ -156,32 +159,65 @@ def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE, *, sqlit
         return Integrity(ok=False, problems=tuple(problems), sampled_chunks=0, sampled_assets=0)
 
 
-def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sqlite_and_digest: bool) -> Integrity:  # noqa: C901
+def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sqlite_and_digest: bool) -> Integrity:
+    """The checks of the module docstring in order; each step appends its problems to ``problems``
+    as it finds them (so a step that fails to read keeps what the steps before it found)."""
     q = bundle._query
     if sqlite_and_digest:
-        quick = [line for r in q("PRAGMA quick_check") for line in str(r[0]).splitlines()]
-        if quick != ["ok"]:
-            more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
-            problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
-        recorded = bundle.meta.get(CONTENT_DIGEST_KEY)
-        if recorded and content_digest(bundle._conn) != recorded:
-            problems.append("the tables' content digest differs from the one recorded when the bundle was built "
-                            "(a byte of the file has changed since)")
+        _sqlite_problems(bundle, problems)
     with bundle._lock:
         problems.extend(span_problems(bundle._conn))
     chunk_ids = [r[0] for r in q("SELECT id FROM chunks ORDER BY id")]
-    ids = set(chunk_ids)
+    _row_set_problems(q, set(chunk_ids), problems)
+    _count_problems(bundle, problems)
+    picked = _sample(chunk_ids, sample)
+    _chunk_problems(q, picked, problems)
+    _vector_problems(bundle, picked, problems)
+    asset_paths = _sample([r[0] for r in q("SELECT path FROM assets ORDER BY path")], sample)
+    _asset_problems(q, asset_paths, problems)
+    digest = "skipped"
+    if sqlite_and_digest:
+        with bundle._lock:
+            digest = verify_digest(bundle._conn, bundle.meta)
+    if digest == DIGEST_MISMATCH:
+        problems.append("the content digest recomputed now differs from the one recorded at build time: "
+                        "the bundle was changed after it was built")
+    return Integrity(ok=not problems, problems=tuple(problems), sampled_chunks=len(picked),
+                     sampled_assets=len(asset_paths), content_digest=digest)
+
+
+def _sqlite_problems(bundle: BundleReader, problems: list[str]) -> None:
+    """SQLite's quick_check (its first three lines) and the content digest recorded at build time."""
+    quick = [line for r in bundle._query("PRAGMA quick_check") for line in str(r[0]).splitlines()]
+    if quick != ["ok"]:
+        more = f" (and {len(quick) - 3:,} more lines)" if len(quick) > 3 else ""
+        problems.append(f"SQLite quick_check reports: {'; '.join(quick[:3])}{more}")
+    recorded = bundle.meta.get(CONTENT_DIGEST_KEY)
+    if recorded and content_digest(bundle._conn) != recorded:
+        problems.append("the tables' content digest differs from the one recorded when the bundle was built "
+                        "(a byte of the file has changed since)")
+
+
+def _row_set_problems(q, ids: set[int], problems: list[str]) -> None:
+    """``chunks_fts`` and ``chunk_vectors`` hold exactly the chunk ids ``ids``."""
     for table in ("chunks_fts", "chunk_vectors"):
         theirs = {r[0] for r in q(f"SELECT rowid FROM {table}")}
         if theirs != ids:
             problems.append(f"{table} has {len(theirs)} rows and chunks has {len(ids)}: "
                             f"{len(ids - theirs)} chunks are missing from {table}, {len(theirs - ids)} rows are orphans")
+
+
+def _count_problems(bundle: BundleReader, problems: list[str]) -> None:
+    """The chunk and guide counts recorded in ``meta`` equal the tables' counts."""
     for key, table in (("chunks", "chunks"), ("sources", "sources")):
         recorded = bundle.meta.get(key)
-        actual = q(f"SELECT count(*) FROM {table}")[0][0]
+        actual = bundle._query(f"SELECT count(*) FROM {table}")[0][0]
         if recorded is not None and recorded != str(actual):
             problems.append(f"meta records {recorded} {key} but the {table} table holds {actual}")
-    picked = _sample(chunk_ids, sample)
+
+
+def _chunk_problems(q, picked: list[int], problems: list[str]) -> None:
+    """For the sampled chunks ``picked``: the indexed text's sha256 and the chunk's span of its guide's text."""
     texts: dict[int, str] = {}
     bad_digest = bad_span = 0
     for chunk_id in picked:
@@ -198,46 +234,56 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sql
                         "from the stored digest")
     if bad_span:
         problems.append(f"{bad_span} of {len(picked)} sampled chunks differ from their span of the guide text")
+
+
+def _vector_problems(bundle: BundleReader, picked: list[int], problems: list[str]) -> None:
+    """For the sampled chunks: the searched vector (``vector_blocks``) equals ``chunk_vectors``'; in an
+    older bundle without blocks, each ``chunk_vectors`` vector has the right length and unit length."""
+    q = bundle._query
     try:
         matrix = bundle.vector_matrix if q("SELECT 1 FROM sqlite_master WHERE name = 'vector_blocks'") else None
     except BundleError as exc:  # a block of the wrong size
         problems.append(_without_fix(str(exc)))
         matrix = None
     if matrix is None and not any("vector block" in p for p in problems):  # an older bundle: vec0 only
-        bad_vectors = 0
-        for chunk_id in picked:
-            stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
-            vector = np.frombuffer(bytes(stored[0][0]), dtype=np.float32) if stored else np.zeros(0, np.float32)
-            if vector.shape[0] != bundle.embedding_dim or abs(float(np.linalg.norm(vector)) - 1.0) > 1e-3:
-                bad_vectors += 1
-        if bad_vectors:
-            problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in chunk_vectors that is "
-                            "missing, of the wrong length or not of unit length")
+        _vec0_problems(q, bundle.embedding_dim, picked, problems)
     if matrix is not None:
-        bad_vectors = 0
-        for chunk_id in picked:
-            stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
-            if not stored or chunk_id > matrix.shape[0] or matrix[chunk_id - 1].tobytes() != bytes(stored[0][0]):
-                bad_vectors += 1
-        if bad_vectors:
-            problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in vector_blocks that "
-                            "differs from chunk_vectors")
-    asset_paths = _sample([r[0] for r in q("SELECT path FROM assets ORDER BY path")], sample)
+        _block_problems(q, matrix, picked, problems)
+
+
+def _vec0_problems(q, dim: int, picked: list[int], problems: list[str]) -> None:
+    """Sampled chunks whose ``chunk_vectors`` vector is missing, not ``dim`` long or not of unit length."""
+    bad_vectors = 0
+    for chunk_id in picked:
+        stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
+        vector = np.frombuffer(bytes(stored[0][0]), dtype=np.float32) if stored else np.zeros(0, np.float32)
+        if vector.shape[0] != dim or abs(float(np.linalg.norm(vector)) - 1.0) > 1e-3:
+            bad_vectors += 1
+    if bad_vectors:
+        problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in chunk_vectors that is "
+                        "missing, of the wrong length or not of unit length")
+
+
+def _block_problems(q, matrix: np.ndarray, picked: list[int], problems: list[str]) -> None:
+    """Sampled chunks whose row of ``matrix`` (read from ``vector_blocks``) differs from ``chunk_vectors``."""
+    bad_vectors = 0
+    for chunk_id in picked:
+        stored = q("SELECT embedding FROM chunk_vectors WHERE rowid = ?", (chunk_id,))
+        if not stored or chunk_id > matrix.shape[0] or matrix[chunk_id - 1].tobytes() != bytes(stored[0][0]):
+            bad_vectors += 1
+    if bad_vectors:
+        problems.append(f"{bad_vectors} of {len(picked)} sampled chunks have a vector in vector_blocks that "
+                        "differs from chunk_vectors")
+
+
+def _asset_problems(q, asset_paths: list[str], problems: list[str]) -> None:
+    """Sampled images whose bytes' sha256 differs from the stored digest."""
     bad_assets = [p for p in asset_paths
                   if hashlib.sha256(bytes(q("SELECT data FROM assets WHERE path = ?", (p,))[0][0])).hexdigest()
                   != q("SELECT sha256 FROM assets WHERE path = ?", (p,))[0][0]]
     if bad_assets:
         problems.append(f"{len(bad_assets)} images have bytes whose sha256 differs from the stored digest "
                         f"(first: {bad_assets[0]})")
-    digest = "skipped"
-    if sqlite_and_digest:
-        with bundle._lock:
-            digest = verify_digest(bundle._conn, bundle.meta)
-    if digest == DIGEST_MISMATCH:
-        problems.append("the content digest recomputed now differs from the one recorded at build time: "
-                        "the bundle was changed after it was built")
-    return Integrity(ok=not problems, problems=tuple(problems), sampled_chunks=len(picked),
-                     sampled_assets=len(asset_paths), content_digest=digest)
 
 
 def _count(q, table: str) -> int:

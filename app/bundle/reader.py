@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -21,9 +20,12 @@ from ..errors import BundleError, UnsafeBundleError
 from ..ranking import diversify_sources, top_k
 from ..records import Heading
 from ..usertext import clean_user_text
-from .checks import MAX_GUIDE_TEXT_BYTES, span_problems, structure_problems
+from .checks import MAX_GUIDE_TEXT_BYTES
 from .fts import SEARCH_WORD_CHARS, clean_snippet, guide_search_query  # noqa: F401  (re-exported)
-from .schema import CONTENT_DIGEST_KEY, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION, connect, content_digest, quote_fts
+from .opening import check_file, check_meta, check_structure, open_tables, read_meta, verify_contents
+from .rows import MATCH_END, MATCH_START, ChunkRow, GuideMatch, SourceInfo
+from .schema import quote_fts
+from .vectors import binary_candidates, sign_code
 
 log = logging.getLogger(__name__)
 
@@ -31,41 +33,6 @@ log = logging.getLogger(__name__)
 #: about 5 ms per MB here); ``lantern inspect`` checks them.
 VERIFY_MAX_BYTES = 256 << 20
 
-_REQUIRED_TABLES = {"meta", "sources", "headings", "chunks", "chunks_fts", "chunk_vectors", "assets", "lexical_index"}
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """One chunk as stored: ``span`` is ``(start, end)`` characters into the source text."""
-
-    chunk_id: int
-    key: str
-    source: str
-    heading: str
-    anchor: str
-    span: tuple[int, int]
-    text: str
-
-
-@dataclass(frozen=True)
-class GuideMatch:
-    """One result of :meth:`BundleReader.search_guides`: a chunk and a snippet of it.
-
-    ``snippet`` is a short plain-text excerpt of the chunk with each matched word wrapped
-    in :data:`MATCH_START` / :data:`MATCH_END` (control characters, so a renderer can
-    escape the text first and then turn the markers into highlighting).
-    """
-
-    chunk_id: int
-    source: str
-    heading: str
-    anchor: str
-    text: str
-    snippet: str
-
-
-#: Markers around matched words in :attr:`GuideMatch.snippet`.
-MATCH_START, MATCH_END = "\x02", "\x03"
 #: Tokens of context FTS5 ``snippet()`` keeps around the matches (its maximum is 64).
 SNIPPET_TOKENS = 18
 #: Semantic search is exact below this many chunks and binary-quantised with exact rescoring
@@ -75,14 +42,6 @@ APPROX_KNN_MIN = 20_000
 BINARY_RESCORE = 1600
 #: Guide search: matches of one guide shown before every other guide's (see ``search_guides``).
 SEARCH_PER_GUIDE = 3
-@dataclass(frozen=True)
-class SourceInfo:
-    """One guide as stored in the bundle."""
-
-    path: str
-    title: str
-    kind: str
-    language: str
 
 
 class BundleReader:
@@ -98,8 +57,8 @@ class BundleReader:
     with ``verify`` (the default), it is undamaged: SQLite's ``PRAGMA integrity_check`` (every
     b-tree, index and the FTS5 index) passes and the content digest recorded at build time
     (``meta.content_digest``, see ``schema.content_digest``) matches the tables, and every chunk's
-    character span lies inside its guide's text (``checks.span_problems``). The check
-    reads the whole file: about 90 ms for the 17 MB IoT bundle on a 2-core PC (integrity_check
+    character span lies inside its guide's text (``checks.span_problems``). Each step is a function
+    of app/bundle/opening.py. The check reads the whole file: about 90 ms for the 17 MB IoT bundle on a 2-core PC (integrity_check
     ~35 ms, digest ~60 ms; the checks of app/bundle/checks.py add about 10 ms for the structure and
     15 ms for the spans, measured beside a 200 ms digest on a busy PC). Of 60 random one-byte
     flips in that bundle it refused 50; the other
@@ -108,81 +67,17 @@ class BundleReader:
     ``lantern inspect``, which reports every problem it finds instead of the first.
     """
 
-    def __init__(self, path: Path, *, verify: bool = True) -> None:  # noqa: C901
+    def __init__(self, path: Path, *, verify: bool = True) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            raise BundleError(f"The course bundle {self.path} does not exist; build it with "
-                              "`lantern build COURSE_FOLDER -o BUNDLE` or choose another bundle.")
-        if not self.path.is_file():
-            raise BundleError(f"{self.path} is not a file; choose a course bundle (.sqlite) file.")
-        if self.path.stat().st_size == 0:
-            raise BundleError(f"The course bundle {self.path} is an empty file (0 bytes), perhaps from an interrupted "
-                              "copy; copy it again or rebuild it with `lantern build`.")
+        check_file(self.path)
         self._lock = threading.RLock()
-        try:
-            self._conn = connect(str(self.path), read_only=True)
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
-        except apsw.Error as exc:
-            why = ("it is not a database file" if isinstance(exc, apsw.NotADBError)
-                   else "it is damaged" if isinstance(exc, apsw.CorruptError) else "it cannot be opened")
-            raise BundleError(f"{self.path} is not a readable course bundle ({why}); "
-                              "rebuild it with `lantern build` or choose another file.") from exc
-        missing = _REQUIRED_TABLES - tables
-        if missing:
-            raise BundleError(f"{self.path} is not a Lantern course bundle (missing {', '.join(sorted(missing))}); "
-                              "rebuild it with `lantern build`.")
-        try:
-            self.meta: dict[str, str] = {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
-        except (apsw.Error, UnicodeDecodeError) as exc:
-            raise BundleError(f"The course bundle {self.path} is corrupted ({exc}); rebuild it with `lantern build`.") from exc
-        schema = self.meta.get("schema_version", "?")
-        version = int(schema) if schema.isdigit() else -1
-        if version > SCHEMA_VERSION:
-            raise BundleError(f"The course bundle {self.path} was built by a newer Lantern (bundle schema version "
-                              f"{schema}; this app reads versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); "
-                              "update Lantern, or rebuild the bundle with this version.")
-        if version < OLDEST_READABLE_SCHEMA:
-            raise BundleError(f"The course bundle {self.path} has bundle schema version {schema}, older than this "
-                              f"app reads (versions {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}); rebuild it with "
-                              "`lantern build`.")
-        for key in ("corpus_version", "embedding_model_id", "embedding_dim", "embedding_checksum"):
-            if key not in self.meta:
-                raise BundleError(f"The course bundle {self.path} lacks `{key}` in its meta table (an interrupted "
-                                  "or foreign build); rebuild it with `lantern build`.")
-        from ..text.tokenize import OLDEST_TOKENIZER_VERSION, TOKENIZER_VERSION
-
-        try:
-            built_with = json.loads(self.meta.get("lexical", "{}")).get("tokenizer_version")
-        except (ValueError, AttributeError):
-            built_with = None
-        if type(built_with) is not int or not OLDEST_TOKENIZER_VERSION <= built_with <= TOKENIZER_VERSION:
-            raise BundleError(f"The course bundle {self.path} was indexed with tokenizer version {built_with}; this app "
-                              f"searches with versions {OLDEST_TOKENIZER_VERSION} to {TOKENIZER_VERSION}. Rebuild the "
-                              "bundle with this version of Lantern.")
-        dim = self.meta["embedding_dim"]
-        if not (dim.isdigit() and 0 < int(dim) <= 65536):
-            raise BundleError(f"The course bundle {self.path} records an embedding dimension of {dim[:20]!r}, not a "
-                              "number of dimensions (an interrupted or foreign build); rebuild it with `lantern build`.")
-        self._check_structure(int(dim))
+        self._conn, tables = open_tables(self.path)
+        self.meta: dict[str, str] = read_meta(self._conn, tables, self.path)
+        dim = check_meta(self.meta, self.path)
+        with self._lock:
+            check_structure(self._conn, self.path, dim, chunks=self.path.stat().st_size <= VERIFY_MAX_BYTES)
         if verify:
             self._verify()
-
-    def _check_structure(self, dim: int) -> None:
-        """Raise :class:`UnsafeBundleError` when the bundle holds what the format does not allow:
-        a path that is not relative and inside the course, a schema object the format does not
-        define, a text over its size limit (app/bundle/checks.py). A few ms: it reads the schema,
-        the path columns and the sizes of the stored texts, not the texts; the chunk sizes (a scan
-        of the chunk rows) only for bundles :meth:`_verify` checks too."""
-        try:
-            with self._lock:
-                problems = structure_problems(self._conn, dim, chunks=self.path.stat().st_size <= VERIFY_MAX_BYTES)
-        except (apsw.Error, UnicodeDecodeError) as exc:
-            detail = exc.__class__.__name__ if isinstance(exc, UnicodeDecodeError) else (str(exc).splitlines() or [""])[0]
-            raise BundleError(f"The course bundle {self.path} is damaged ({detail or exc.__class__.__name__}); "
-                              "copy it again or rebuild it with `lantern build`.") from exc
-        if problems:
-            raise UnsafeBundleError(f"The course bundle {self.path} is refused because {problems[0]}; rebuild it "
-                                    "with `lantern build` from the course folder, or get a good copy from its author.")
 
     def _verify(self) -> None:
         """Raise :class:`BundleError` when the file is damaged (see the class docstring)."""
@@ -191,28 +86,8 @@ class BundleReader:
             log.info("%s is %d MB; its integrity is not checked at open (run `lantern inspect` on it)",
                      self.path, size >> 20)
             return
-        fix = "copy it again or rebuild it with `lantern build`"
-        try:
-            with self._lock:
-                sqlite_check = [line for r in self._conn.execute("PRAGMA integrity_check(3)")
-                                for line in str(r[0]).splitlines()]
-                recorded = self.meta.get(CONTENT_DIGEST_KEY)
-                actual = content_digest(self._conn) if recorded and sqlite_check == ["ok"] else recorded
-                spans = span_problems(self._conn) if sqlite_check == ["ok"] and actual == recorded else []
-        except apsw.Error as exc:
-            detail = (str(exc).splitlines() or [""])[0] or exc.__class__.__name__
-            raise BundleError(f"The course bundle {self.path} is damaged ({detail}); {fix}.") from exc
-        except UnicodeDecodeError as exc:  # a changed byte inside stored text
-            raise BundleError(f"The course bundle {self.path} is damaged (stored text is not valid UTF-8); "
-                              f"{fix}.") from exc
-        if sqlite_check != ["ok"]:
-            raise BundleError(f"The course bundle {self.path} is damaged (SQLite's integrity check reports: "
-                              f"{sqlite_check[0]}); {fix}.")
-        if actual != recorded:
-            raise BundleError(f"The course bundle {self.path} is damaged (its contents differ from the digest recorded "
-                              f"when it was built); {fix}.")
-        if spans:
-            raise BundleError(f"The course bundle {self.path} is damaged ({spans[0]}); rebuild it with `lantern build`.")
+        with self._lock:
+            verify_contents(self._conn, self.path, self.meta)
 
     # --- meta -------------------------------------------------------------------------
     @property
@@ -356,7 +231,7 @@ class BundleReader:
         ``(ceil(dim / 64), max chunk id) uint64`` array, word-major so a scan reads each word
         row contiguously; computed from :attr:`vector_matrix` on first use (165 ms for
         107,864 x 384 here)."""
-        return np.ascontiguousarray(_sign_code(self.vector_matrix).T)
+        return np.ascontiguousarray(sign_code(self.vector_matrix).T)
 
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """``k`` nearest chunks to a ``(dim,) float32`` unit vector: ``(chunk id, cosine distance)``,
@@ -378,12 +253,7 @@ class BundleReader:
             # embedding call measured 20-30 ms here (threads fighting on 2 cores), einsum 0.3-0.5 ms.
             similarity = np.einsum("ij,j->i", matrix, vector)
             return [(int(i) + 1, float(1.0 - similarity[i])) for i in top_k(similarity, k)]
-        codes = self.sign_codes
-        query = _sign_code(vector)
-        hamming = np.bitwise_count(codes[0] ^ query[0]).astype(np.uint16)
-        for word in range(1, codes.shape[0]):
-            hamming += np.bitwise_count(codes[word] ^ query[word])
-        candidates = np.argpartition(hamming, BINARY_RESCORE - 1)[:BINARY_RESCORE]
+        candidates = binary_candidates(self.sign_codes, sign_code(vector), BINARY_RESCORE)
         similarity = np.einsum("ij,j->i", matrix[candidates], vector)
         order = top_k(similarity, k, ties=candidates)
         return [(int(candidates[i]) + 1, float(1.0 - similarity[i])) for i in order]
@@ -477,13 +347,3 @@ class BundleReader:
 
     def chunker_settings(self) -> dict:
         return json.loads(self.meta.get("chunker", "{}"))
-
-
-def _sign_code(values: np.ndarray) -> np.ndarray:
-    """1-bit codes along the last axis (bit set where the value is positive), zero-padded to a
-    multiple of 64 bits: ``(..., dim) float32`` -> ``(..., ceil(dim / 64)) uint64``."""
-    bits = values > 0
-    pad = (-bits.shape[-1]) % 64
-    if pad:
-        bits = np.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
-    return np.packbits(bits, axis=-1).view(np.uint64)

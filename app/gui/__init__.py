@@ -93,60 +93,27 @@ def _install_excepthook() -> None:
     sys.excepthook = hook
 
 
-def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: C901
+def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     """Open the window on ``bundle_path`` (default: :func:`app.bundle.library.default_bundle`, else a
     file dialog) with the chat model ``model_path`` (default: the settings' or manifest's).
     Returns the process exit code: 0 after the window closes, 1 when it cannot open."""
-    if not has_display():
-        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+    problem = NO_DISPLAY_MESSAGE if not has_display() else missing_window_library()
+    if problem:
+        print(problem, file=sys.stderr)
         return 1
-    missing = missing_window_library()
-    if missing:
-        print(missing, file=sys.stderr)
-        return 1
-    from PySide6.QtGui import QFont
-    from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
-
-    from ..bundle.library import default_bundle
-    from ..config import Settings, settings_problems
-    from ..errors import LanternError
-    from ..logfile import start_log_file
+    from ..config import settings_problems
     from .courses import CourseSwitcher
-    from .translation import install_translators, tr
     from .workers import exit_if_workers_stuck, load_assistant
 
-    start_log_file()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Lantern")
-    _install_excepthook()
-    settings = Settings.load()
-    install_translators(settings.ui_language)  # the settings' language, else the system's; English without a .qm
-    if settings.font_size:
-        font = QFont(QApplication.font())
-        font.setPointSize(settings.font_size)
-        QApplication.setFont(font)
-
-    path = bundle_path or default_bundle()
+    app = _start_application()
+    path = _chosen_bundle(bundle_path)
     if path is None:
-        chosen, _ = QFileDialog.getOpenFileName(None, tr("Open a course bundle"), "", tr("Course bundles (*.sqlite)"))
-        if not chosen:
-            print("No course bundle chosen; build one with `lantern build COURSE_FOLDER -o BUNDLE`.", file=sys.stderr)
-            return 1
-        path = Path(chosen)
+        return 1
     # One window at a time; the Course menu switches course without restarting (courses.py).
     switcher = CourseSwitcher(lambda bundle: (lambda report: load_assistant(bundle, model_path, report)))
-    while True:  # a bundle that cannot be opened: say why, then offer to choose another one
-        try:
-            window = switcher.open(Path(path))
-            break
-        except LanternError as exc:
-            print(str(exc), file=sys.stderr)
-            QMessageBox.critical(None, "Lantern", str(exc))
-            chosen, _ = QFileDialog.getOpenFileName(None, tr("Open another course bundle"), str(Path(path).parent),
-                                                    tr("Course bundles (*.sqlite)"))
-            if not chosen:
-                return 1
-            path = Path(chosen)
+    window = _open_window(switcher, path)
+    if window is None:
+        return 1
     problems = settings_problems()
     if problems:  # a hand-edited settings file: say what was ignored, then go on with the defaults
         print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
@@ -158,6 +125,64 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:  # noqa: 
     # seconds) would keep the process running, or Qt would abort deleting its thread: end now.
     exit_if_workers_stuck(int(code))
     return int(code)
+
+
+def _start_application():
+    """The QApplication, with the log file, the error dialog, the settings' language and font size."""
+    from PySide6.QtWidgets import QApplication
+
+    from ..config import Settings
+    from ..logfile import start_log_file
+    from .appearance import apply_font_size
+    from .translation import install_translators
+
+    start_log_file()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Lantern")
+    _install_excepthook()
+    settings = Settings.load()
+    install_translators(settings.ui_language)  # the settings' language, else the system's; English without a .qm
+    if settings.font_size:
+        apply_font_size(settings.font_size)
+    return app
+
+
+def _chosen_bundle(bundle_path: Path | None) -> Path | None:
+    """``bundle_path``, else the default bundle, else one the student chooses; None when none is chosen."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from ..bundle.library import default_bundle
+    from .translation import tr
+
+    path = bundle_path or default_bundle()
+    if path is None:
+        chosen, _ = QFileDialog.getOpenFileName(None, tr("Open a course bundle"), "", tr("Course bundles (*.sqlite)"))
+        if not chosen:
+            print("No course bundle chosen; build one with `lantern build COURSE_FOLDER -o BUNDLE`.", file=sys.stderr)
+            return None
+        path = Path(chosen)
+    return path
+
+
+def _open_window(switcher, path: Path):
+    """The window over the bundle at ``path``; a bundle that cannot be opened: say why, then offer to
+    choose another one. None when the student chooses none."""
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from ..errors import LanternError
+    from .translation import tr
+
+    while True:
+        try:
+            return switcher.open(Path(path))
+        except LanternError as exc:
+            print(str(exc), file=sys.stderr)
+            QMessageBox.critical(None, "Lantern", str(exc))
+            chosen, _ = QFileDialog.getOpenFileName(None, tr("Open another course bundle"), str(Path(path).parent),
+                                                    tr("Course bundles (*.sqlite)"))
+            if not chosen:
+                return None
+            path = Path(chosen)
 
 
 __all__ = ["run_gui", "has_display", "NO_DISPLAY_MESSAGE"]

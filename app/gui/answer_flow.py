@@ -19,10 +19,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from ..answer.remote import engine_words
 from ..bundle.reader import BundleReader
 from ..records import Answer
-from ..text.grammar import CITATION_MARKER, citation_numbers
 from .ask_panel import ANSWER_DESCRIPTION, AskPanel, state_words
 from .conversation import Conversation, Exchange
-from .render import answer_as_text
+from .render import final_answer_as_text, running_answer_as_text, running_text
 from .status import StatusArea
 from .translation import tr
 from .words import (
@@ -272,19 +271,11 @@ class AnswerFlow(QObject):
     def answer_text(self) -> str:
         """The answer on screen as plain text with its citations written out (guide path › heading);
         while the model still works, the guides' words and the checked sentences shown so far."""
-        passages = self.panel.passages
-        if self.shown is None:
-            if self._evidence is None or not self.busy:
-                return ""
-            # Cited as the final answer will be: the checked sentences' passages, then the quotes'.
-            numbers = [n for m in CITATION_MARKER.finditer(" ".join(self._streamed)) for n in citation_numbers(m)]
-            numbers += [p.n for p in self._evidence.citations]
-            listed = [passages[n] for n in dict.fromkeys(numbers) if n in passages]
-            return answer_as_text(self._running_text(), [(p.n, p.hit.source, p.hit.heading) for p in listed])
-        answer = self.shown.answer
-        nearest = not answer.citations
-        cited = answer.citations or (answer.passages if answer.state == "not-covered" else ())
-        return answer_as_text(answer.text, [(p.n, p.hit.source, p.hit.heading) for p in cited], nearest=nearest)
+        if self.shown is not None:
+            return final_answer_as_text(self.shown.answer)
+        if self._evidence is None or not self.busy:
+            return ""
+        return running_answer_as_text(self._streamed, self._evidence, self.panel.passages)
 
     # --- worker signals ---------------------------------------------------------------
     def _progress(self, text: str) -> None:
@@ -335,11 +326,7 @@ class AnswerFlow(QObject):
 
     def _running_text(self) -> str:
         """The running answer as on screen: the checked sentences so far above the guides' words."""
-        if self._evidence is None:
-            return ""
-        if not self._streamed:
-            return self._evidence.text
-        return " ".join(self._streamed) + "\n\n" + self._evidence.text
+        return running_text(self._streamed, self._evidence)
 
     def _finished(self, answer: Answer) -> None:
         self.answer = answer

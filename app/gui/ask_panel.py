@@ -28,7 +28,8 @@ from ..bundle.reader import BundleReader
 from ..records import HEADING_SEPARATOR, Passage
 from ..retrieval.links import GUIDE, classify_link, link_refusal
 from .conversation import Conversation, Exchange
-from .render import CITE_SCHEME, GUIDE_SCHEME, answer_html, excerpt
+from .passage_text import excerpt
+from .render import CITE_SCHEME, GUIDE_SCHEME, answer_html
 from .translation import QT_TR_NOOP, tr
 from .viewer import bold_font
 from .widgets import AnswerView, FitLabel
@@ -90,10 +91,21 @@ class AskPanel(QWidget):
         self.passages: dict[int, Passage] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-
         # Labels of text Lantern does not control (questions, messages, names) wrap anywhere
         # or are elided (FitLabel), so no text widens the window; bold and colour are set as
         # font and palette, not style sheets, so they follow the font size (Settings) at once.
+        self._build_notice(layout)
+        self._build_top_row(layout)
+        self._build_earlier_row(layout)
+        self._build_answer(layout, bundle)
+        self._build_sources(layout)
+        self._build_question(layout, bundle)
+        self._build_buttons(layout)
+        self.question_box.installEventFilter(self)  # Enter sends
+        self.answer_view.installEventFilter(self)  # Ctrl+C copies the whole answer
+
+    def _build_notice(self, layout: QVBoxLayout) -> None:
+        """The note (models loading, a model missing, a problem)."""
         self.notice = FitLabel(tr(LOADING_NOTE))
         self.notice.setFrameShape(QFrame.Shape.StyledPanel)
         self.notice.setMargin(6)
@@ -101,6 +113,8 @@ class AskPanel(QWidget):
         self.notice.setAccessibleName(tr("Note"))
         layout.addWidget(self.notice)
 
+    def _build_top_row(self, layout: QVBoxLayout) -> None:
+        """The conversation line with New conversation and Copy answer."""
         top = QHBoxLayout()
         self.conversation_label = FitLabel("")
         self.conversation_label.setAccessibleName(tr("Conversation"))
@@ -118,7 +132,8 @@ class AskPanel(QWidget):
         top.addWidget(self.copy_button)
         layout.addLayout(top)
 
-        # Earlier questions of this conversation: one line, hidden until there is one to go back to.
+    def _build_earlier_row(self, layout: QVBoxLayout) -> None:
+        """Earlier questions of this conversation: one line, hidden until there is one to go back to."""
         self.earlier_row = QWidget()
         earlier = QHBoxLayout(self.earlier_row)
         earlier.setContentsMargins(0, 0, 0, 0)
@@ -141,6 +156,8 @@ class AskPanel(QWidget):
         self.earlier_row.hide()
         layout.addWidget(self.earlier_row)
 
+    def _build_answer(self, layout: QVBoxLayout, bundle: BundleReader) -> None:
+        """The question asked, the answer, and its state in words."""
         self.asked_label = FitLabel("", max_lines=QUESTION_LINES)
         self.asked_label.setAccessibleName(tr("Your question"))
         layout.addWidget(self.asked_label)
@@ -157,6 +174,8 @@ class AskPanel(QWidget):
         self.state_label.setAccessibleName(tr("Answer state"))
         layout.addWidget(self.state_label)
 
+    def _build_sources(self, layout: QVBoxLayout) -> None:
+        """The numbered sources under their title."""
         self.sources_title = sources_title = QLabel(tr("S&ources"))
         sources_title.setFont(bold_font())
         layout.addWidget(sources_title)
@@ -172,6 +191,8 @@ class AskPanel(QWidget):
         sources_title.setBuddy(self.sources_list)
         layout.addWidget(self.sources_list, 2)  # (the first cited passage also opens in the viewer)
 
+    def _build_question(self, layout: QVBoxLayout, bundle: BundleReader) -> None:
+        """The question box under its title."""
         question_title = QLabel(tr("&Question (Enter sends, Shift+Enter starts a new line)"))
         layout.addWidget(question_title)
         self.question_box = QPlainTextEdit()
@@ -184,6 +205,8 @@ class AskPanel(QWidget):
         question_title.setBuddy(self.question_box)
         layout.addWidget(self.question_box)
 
+    def _build_buttons(self, layout: QVBoxLayout) -> None:
+        """Ask and Stop."""
         buttons = QHBoxLayout()
         self.ask_button = QPushButton(tr("&Ask"))
         self.ask_button.setAccessibleName(tr("Ask"))
@@ -197,8 +220,6 @@ class AskPanel(QWidget):
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.question_box.installEventFilter(self)  # Enter sends
-        self.answer_view.installEventFilter(self)  # Ctrl+C copies the whole answer
 
     # --- keyboard ---------------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)

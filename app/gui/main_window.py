@@ -24,8 +24,8 @@ import logging
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QMessageBox
 
 from ..bundle.reader import BundleReader
 from ..config import Settings
@@ -33,35 +33,20 @@ from ..errors import LanternError
 from ..export.window import install_export
 from ..report.feedback import attach_feedback
 from .answer_flow import AnswerFlow
-from .ask_panel import EARLIER_CHARS, QUESTION_LINES, AskPanel  # noqa: F401
+from .appearance import apply_font_size, apply_palette
+from .ask_panel import AskPanel
 from .browse import ContentsTree, GuideSearch
 from .conversation import HISTORY_TURNS, Conversation, Exchange, memory_text  # noqa: F401
+from .flow_state import FlowState
 from .layout_state import restore_layout, save_layout
 from .menus import about_text, build_menus
 from .settings_dialog import RESTART_NOTE, SettingsDialog
-from .status import STATUS_CHARS, StatusArea  # noqa: F401
-from .theme import answer_style, guide_style, muted_text, warning_text
+from .status import StatusArea
 from .translation import tr
 from .updates import CourseUpdateWatch
 from .viewer import ViewerPanel
-from .words import (  # noqa: F401
-    ANSWER_PLACEHOLDER,
-    DEGRADED_NOTES,
-    DEGRADED_WORDS,
-    EARLIER_LATEST,
-    EARLIER_PLACEHOLDER,
-    EARLIER_TITLE,
-    EARLIER_WORDS,
-    EVIDENCE_WORDS,
-    LOADING_NOTE,
-    SEARCH_ONLY_WORDS,
-    STATE_WORDS,
-    STOPPED_WORDS,
-    UPDATE_RESTART_WORDS,
-    evidence_status,
-    finished_status,
-    short_question,
-)
+from .window_parts import TAB_ASK, TAB_CONTENTS, TAB_SEARCH, build_splitter, build_tabs
+from .words import DEGRADED_NOTES, EVIDENCE_WORDS, LOADING_NOTE, STATE_WORDS, STOPPED_WORDS, UPDATE_RESTART_WORDS  # noqa: F401
 from .workers import AssistantFactory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,19 +54,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-TAB_ASK, TAB_CONTENTS, TAB_SEARCH = range(3)
 
-
-def _flow_state(name: str, doc: str) -> property:
-    return property(lambda self: getattr(self.flow, name), doc=doc)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, FlowState):
     """The Lantern window over one open bundle: the composition of the Ask tab
     (:class:`~app.gui.ask_panel.AskPanel`), the contents and search tabs, the guide viewer, the
     status bar (:class:`~app.gui.status.StatusArea`), the menus (:mod:`app.gui.menus`), the
-    busy/ready state machine (:class:`~app.gui.answer_flow.AnswerFlow`) and the saved layout
-    (:mod:`app.gui.layout_state`).
+    busy/ready state machine (:class:`~app.gui.answer_flow.AnswerFlow`, whose state the window shows
+    through :class:`~app.gui.flow_state.FlowState`) and the saved layout (:mod:`app.gui.layout_state`).
 
     ``assistant_factory`` builds the :class:`~app.answer.answerer.Assistant`; it runs in the
     worker thread and may take a ``report(text, warning=False)`` argument for status notes.
@@ -115,16 +94,6 @@ class MainWindow(QMainWindow):
     answer_shown = Signal(object)
     error_shown = Signal(str)
     models_loaded = Signal()  # loading finished (ready or failed), in the GUI thread
-
-    busy = _flow_state("busy", "A question is running.")
-    ready = _flow_state("ready", "The models are loaded.")
-    stopped = _flow_state("stopped", "Stop ended the last answer.")
-    answer = _flow_state("answer", "The last final answer (None while a question runs).")
-    shown = _flow_state("shown", "The exchange on screen (None while a question runs).")
-    degraded = _flow_state("degraded", "The assistant's degraded states.")
-    conversation = _flow_state("conversation", "Every finished exchange of this conversation.")
-    worker = _flow_state("worker", "The AssistantWorker.")
-    thread_ = _flow_state("thread_", "The worker's thread.")
 
     def __init__(self, bundle: BundleReader, assistant_factory: AssistantFactory, parent=None, *,
                  worker_bundle: BundleReader | None = None,
@@ -186,14 +155,7 @@ class MainWindow(QMainWindow):
         self.contents.open_requested.connect(self.open_location)
         self.search = GuideSearch(self.bundle)
         self.search.open_requested.connect(self.open_location)
-        self.tabs = QTabWidget()
-        self.tabs.setAccessibleName(tr("Ask, contents and search"))
-        self.tabs.addTab(panel, tr("Ask"))
-        self.tabs.addTab(self.contents, tr("Contents"))
-        self.tabs.addTab(self.search, tr("Search"))
-        self.tabs.setTabToolTip(TAB_ASK, tr("Ask a question (Ctrl+L)"))
-        self.tabs.setTabToolTip(TAB_CONTENTS, tr("The course's table of contents (Ctrl+T)"))
-        self.tabs.setTabToolTip(TAB_SEARCH, tr("Search the guides, no language model needed (Ctrl+F)"))
+        self.tabs = build_tabs(panel, self.contents, self.search)
 
         right = ViewerPanel(self.bundle)
         self.viewer, self.guide_title = right.viewer, right.title
@@ -202,13 +164,7 @@ class MainWindow(QMainWindow):
         self.viewer.failed.connect(self._show_note)
         self.viewer.history_changed.connect(self._history_changed)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("main-splitter")
-        self.splitter.addWidget(self.tabs)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([560, 720])
+        self.splitter = build_splitter(self.tabs, right)
         self.setCentralWidget(self.splitter)
         # After asking, Tab goes straight to the answer and its citations, then the sources.
         order = [self.question_box, self.answer_view, self.sources_list, self.ask_button, self.stop_button,
@@ -217,22 +173,6 @@ class MainWindow(QMainWindow):
             self.setTabOrder(first, second)
         self.flow.update_conversation_label()
         self.question_box.setFocus()
-
-    # --- the model's memory -----------------------------------------------------------
-    @property
-    def history(self) -> list[dict]:
-        """The model's memory: user/assistant messages of the conversation's answered exchanges.
-        Assigning user/assistant pairs makes them the conversation (tests)."""
-        return self.conversation.history()
-
-    @history.setter
-    def history(self, messages: list[dict]) -> None:
-        self.conversation.replace_history(messages)
-        self.flow.update_conversation_label()
-
-    def memory(self) -> list[dict]:
-        """The history sent with the next question: the last :data:`HISTORY_TURNS` exchanges."""
-        return self.conversation.memory(HISTORY_TURNS)
 
     # --- status bar and About ---------------------------------------------------------
     def show_status(self, text: str, timeout_ms: int = 0) -> None:
@@ -401,19 +341,11 @@ class MainWindow(QMainWindow):
 
     def apply_font_size(self, points: int) -> None:
         """Make ``points`` the application's font size, at once (Settings → font size)."""
-        font = QFont(QApplication.font())
-        font.setPointSize(points)
-        QApplication.setFont(font)
+        apply_font_size(points)
 
     def _apply_palette(self) -> None:
         """Style sheets from the current palette (called again when the system theme changes)."""
-        palette = self.palette()
-        self.answer_view.document().setDefaultStyleSheet(answer_style(palette))
-        self.viewer.document().setDefaultStyleSheet(guide_style(palette))
-        for label, colour in ((self.state_label, muted_text(palette)), (self.degraded_label, warning_text(palette))):
-            own = QPalette()  # only the text colour is set; the rest follows the window's palette
-            own.setColor(QPalette.ColorRole.WindowText, QColor(colour))
-            label.setPalette(own)
+        apply_palette(self.palette(), self.answer_view, self.viewer, self.state_label, self.degraded_label)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

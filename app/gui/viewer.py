@@ -28,7 +28,8 @@ from PySide6.QtWidgets import QHBoxLayout, QTextBrowser, QTextEdit, QToolButton,
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
 from ..retrieval.links import GUIDE, classify_link, link_refusal
-from .render import ASSET_SCHEME, WORD, guide_html, locate_words, passage_text
+from .passage_text import WORD, locate_words, passage_text
+from .render import ASSET_SCHEME, guide_html
 from .theme import guide_style, highlight_colors
 from .translation import QT_TR_NOOP, tr
 from .widgets import FitLabel

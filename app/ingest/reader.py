@@ -136,7 +136,7 @@ def check_course_folder(root: Path) -> None:
         raise CourseFolderError(f"The course folder {root} cannot be read; check its permissions.")
 
 
-def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:  # noqa: C901
+def read_course(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> ReadReport:
     """Read every indexable file under ``root``, sorted by relative path.
 
     Raises :class:`CourseFolderError` when ``root`` is missing, unreadable or holds
@@ -146,101 +146,14 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
     exclude = exclude or []
     check_course_folder(root)
     report = ReadReport()
-    real_root = Path(os.path.realpath(root))
-    candidates: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
-            f"{e.filename}: could not be listed ({e.strerror}); skipped")):
-        kept = []
-        for d in sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS):
-            shown = _undecodable_name((Path(dirpath) / d).relative_to(root).as_posix())
-            if shown is None:
-                kept.append(d)
-            else:  # every path below it would be unusable too: one warning for the folder
-                report.warnings.append(_name_warning(shown, "folder"))
-        dirnames[:] = kept
-        for name in filenames:
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            shown = _undecodable_name(rel)
-            if shown is not None:
-                if not name.startswith(".") and (_kind_of(path) or path.suffix.lower() in IMAGE_TYPES):
-                    report.warnings.append(_name_warning(shown, "file"))
-                continue
-            if name.startswith(".") or (name.upper().startswith("LICENSE") and not _matches(rel, include)):
-                continue
-            if exclude and _matches(rel, exclude):
-                continue
-            if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(real_root):
-                report.warnings.append(f"{rel}: a link to a file outside the course folder; skipped "
-                                       "(copy the file into the folder to include it)")
-                continue
-            if path.suffix.lower() in IMAGE_TYPES:
-                report.images[rel] = path
-                continue
-            if _kind_of(path) is None and not (include and _matches(rel, include)):
-                continue
-            candidates.append((rel, path))
-    for rel, path in sorted(candidates):
+    for rel, path in sorted(_candidates(root, include, exclude, report)):
         kind, language = _kind_of(path) or ("text", "")
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            report.warnings.append(f"{rel}: could not be read ({exc.strerror}); skipped")
+        data = _read_bytes(rel, path, kind, report)
+        if data is None:
             continue
-        limit = MAX_DOCUMENT_BYTES if kind in FORMAT_KINDS.values() else MAX_FILE_BYTES
-        if len(data) > limit:
-            report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {limit:,}-byte limit for one "
-                                   "file; skipped (split it into smaller files, e.g. one per chapter, to include it)")
+        text = _to_text(rel, path, kind, data, report)
+        if text is None:
             continue
-        if not data.strip():
-            report.notes.append(f"{rel}: empty file; skipped")
-            continue
-        if kind in FORMAT_KINDS.values() or kind == "legacy":
-            try:
-                text = document_to_markdown(data, path.suffix, _stem_title(rel))
-            except UnreadableDocument as exc:
-                report.warnings.append(f"{rel}: {exc}; skipped")
-                continue
-            if not text.strip():
-                report.notes.append(f"{rel}: a document without text; skipped")
-                continue
-        elif kind == "pdf":
-            try:
-                text = pdf_to_markdown(data, _stem_title(rel))
-            except UnreadablePdf as exc:
-                report.warnings.append(f"{rel}: {exc}; skipped")
-                continue
-        elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte order mark
-            try:
-                text = data.decode("utf-16")
-            except UnicodeDecodeError:
-                report.warnings.append(f"{rel}: starts like UTF-16 text but does not decode as UTF-16; skipped")
-                continue
-            if kind == "html":
-                text = html_to_markdown(text)
-        elif b"\x00" in data[:8192]:
-            report.warnings.append(f"{rel}: looks like a binary file (it contains NUL bytes), not text; skipped")
-            continue
-        else:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                legacy = None if mostly_utf8(data) else detect_legacy_encoding(data)
-                if legacy:
-                    text = legacy[0]
-                    report.warnings.append(f"{rel}: not UTF-8; read as {encoding_label(legacy[1])} (detected); "
-                                           "check it in the viewer, or save it as UTF-8")
-                else:
-                    text = data.decode("utf-8", errors="replace")
-                    report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                                           "decoded with replacement characters")
-            if text.startswith("\ufeff"):
-                text = text[1:]
-            if kind == "html":
-                text = html_to_markdown(text)
-                if not text.strip():
-                    report.notes.append(f"{rel}: HTML page without text; skipped")
-                    continue
         report.documents.append(SourceDoc(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest(),
                                           size_bytes=len(data), kind=kind, language=language))
     _read_site_markup(report.documents)
@@ -249,3 +162,132 @@ def read_course(root: Path, include: list[str] | None = None, exclude: list[str]
                                 "(Markdown, text, HTML, PDF, Word, PowerPoint, OpenDocument, EPUB, notebook or code files); "
                                 "point Lantern at the folder with the guides.")
     return report
+
+
+def _candidates(root: Path, include: list[str], exclude: list[str], report: ReadReport) -> list[tuple[str, Path]]:
+    """Walk ``root`` and return ``(relative POSIX path, path)`` of every file to read; images go to
+    ``report.images``, and what is skipped with a reason to ``report.warnings``."""
+    real_root = Path(os.path.realpath(root))
+    candidates: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: report.warnings.append(
+            f"{e.filename}: could not be listed ({e.strerror}); skipped")):
+        dirnames[:] = _folders_to_walk(root, dirpath, dirnames, report)
+        for name in filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if _wanted(rel, path, name, include, exclude, real_root, report):
+                candidates.append((rel, path))
+    return candidates
+
+
+def _folders_to_walk(root: Path, dirpath: str, dirnames: list[str], report: ReadReport) -> list[str]:
+    """The subfolders of ``dirpath`` to walk, sorted: not hidden, not build output, with a UTF-8 name."""
+    kept = []
+    for d in sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS):
+        shown = _undecodable_name((Path(dirpath) / d).relative_to(root).as_posix())
+        if shown is None:
+            kept.append(d)
+        else:  # every path below it would be unusable too: one warning for the folder
+            report.warnings.append(_name_warning(shown, "folder"))
+    return kept
+
+
+def _wanted(rel: str, path: Path, name: str, include: list[str], exclude: list[str], real_root: Path,
+            report: ReadReport) -> bool:
+    """Whether the file ``rel`` is a guide to read; an image is put in ``report.images`` instead."""
+    shown = _undecodable_name(rel)
+    if shown is not None:
+        if not name.startswith(".") and (_kind_of(path) or path.suffix.lower() in IMAGE_TYPES):
+            report.warnings.append(_name_warning(shown, "file"))
+        return False
+    if name.startswith(".") or (name.upper().startswith("LICENSE") and not _matches(rel, include)):
+        return False
+    if exclude and _matches(rel, exclude):
+        return False
+    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(real_root):
+        report.warnings.append(f"{rel}: a link to a file outside the course folder; skipped "
+                               "(copy the file into the folder to include it)")
+        return False
+    if path.suffix.lower() in IMAGE_TYPES:
+        report.images[rel] = path
+        return False
+    return _kind_of(path) is not None or bool(include and _matches(rel, include))
+
+
+def _read_bytes(rel: str, path: Path, kind: str, report: ReadReport) -> bytes | None:
+    """The file's bytes, or None (with a warning or note) when it cannot be read, is too large or is empty."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        report.warnings.append(f"{rel}: could not be read ({exc.strerror}); skipped")
+        return None
+    limit = MAX_DOCUMENT_BYTES if kind in FORMAT_KINDS.values() else MAX_FILE_BYTES
+    if len(data) > limit:
+        report.warnings.append(f"{rel}: {len(data):,} bytes is larger than the {limit:,}-byte limit for one "
+                               "file; skipped (split it into smaller files, e.g. one per chapter, to include it)")
+        return None
+    if not data.strip():
+        report.notes.append(f"{rel}: empty file; skipped")
+        return None
+    return data
+
+
+def _to_text(rel: str, path: Path, kind: str, data: bytes, report: ReadReport) -> str | None:
+    """The guide's text (documents, PDF and HTML converted to Markdown), or None when it is skipped."""
+    if kind in FORMAT_KINDS.values() or kind == "legacy":
+        return _document_text(rel, path, data, report)
+    if kind == "pdf":
+        try:
+            return pdf_to_markdown(data, _stem_title(rel))
+        except UnreadablePdf as exc:
+            report.warnings.append(f"{rel}: {exc}; skipped")
+            return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte order mark
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            report.warnings.append(f"{rel}: starts like UTF-16 text but does not decode as UTF-16; skipped")
+            return None
+        return html_to_markdown(text) if kind == "html" else text
+    if b"\x00" in data[:8192]:
+        report.warnings.append(f"{rel}: looks like a binary file (it contains NUL bytes), not text; skipped")
+        return None
+    text = _decode(rel, data, report)
+    if kind == "html":
+        text = html_to_markdown(text)
+        if not text.strip():
+            report.notes.append(f"{rel}: HTML page without text; skipped")
+            return None
+    return text
+
+
+def _document_text(rel: str, path: Path, data: bytes, report: ReadReport) -> str | None:
+    """A Word, PowerPoint, OpenDocument, EPUB or notebook file as Markdown (app/formats), or None
+    (with a warning or note) when it cannot be converted or holds no text."""
+    try:
+        text = document_to_markdown(data, path.suffix, _stem_title(rel))
+    except UnreadableDocument as exc:
+        report.warnings.append(f"{rel}: {exc}; skipped")
+        return None
+    if not text.strip():
+        report.notes.append(f"{rel}: a document without text; skipped")
+        return None
+    return text
+
+
+def _decode(rel: str, data: bytes, report: ReadReport) -> str:
+    """Text of a file without a byte order mark: UTF-8, else the legacy encoding detected, else UTF-8
+    with replacement characters (each named in a warning); a leading U+FEFF is dropped."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        legacy = None if mostly_utf8(data) else detect_legacy_encoding(data)
+        if legacy:
+            text = legacy[0]
+            report.warnings.append(f"{rel}: not UTF-8; read as {encoding_label(legacy[1])} (detected); "
+                                   "check it in the viewer, or save it as UTF-8")
+        else:
+            text = data.decode("utf-8", errors="replace")
+            report.warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
+                                   "decoded with replacement characters")
+    return text[1:] if text.startswith("\ufeff") else text

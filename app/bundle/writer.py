@@ -1,0 +1,172 @@
+"""Write every table of a new bundle file (the last step of :func:`app.bundle.builder.build_bundle`).
+
+The steps, in order: the guides, headings, chunks, FTS5 rows and images; the chunk vectors
+(reused by indexed-text sha256, the rest embedded in batches); the vector blocks; the lexical
+index; ``meta``; and last the content digest over every row written before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Callable
+
+import apsw
+import numpy as np
+
+from .. import __version__
+from ..embedding import BATCH_SIZE, Embedder
+from ..errors import LanternError
+from ..ingest.reader import IMAGE_TYPES
+from ..ingest.screen import META_KEY as PLANTED_KEY
+from ..ingest.screen import planted_meta
+from ..records import join_heading
+from ..text.lexical import build_index, index_params
+from ..text.tokenize import stemmer_for
+from .library import identity_meta
+from .plan import CoursePlan, Progress
+from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
+
+
+def library_versions() -> dict:
+    """Versions of Lantern and the libraries that wrote the bundle, recorded as ``meta['libraries']``."""
+    import sqlite_vec
+
+    return {"lantern": __version__, "apsw": apsw.apsw_version(), "sqlite": apsw.sqlite_lib_version(),
+            "sqlite_vec": getattr(sqlite_vec, "__version__", "")}
+
+
+def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
+                 globs: dict, notify: Progress, course_id: str, language: str, built_at: Callable[[], str]) -> int:
+    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded. ``language``
+    is recorded in ``meta`` when not ''; ``built_at`` gives the build time recorded in ``meta``
+    (ISO 8601), called once the vectors are written."""
+    if tmp.exists():
+        tmp.unlink()
+    conn = connect(str(tmp), read_only=False)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=8192")
+        create_tables(conn, embedder.dim)
+        with conn:
+            _insert_guides(conn, plan)
+            _insert_assets(conn, plan)
+        texts = [c.indexed_text for c in plan.chunks]
+        embedded = _write_vectors(conn, plan, texts, embedder, reusable, notify)
+        _write_vector_blocks(conn, len(plan.chunks), embedder.dim)
+        notify("index", 0, 1)
+        stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
+        files = build_index(texts, stemmer)
+        meta = _meta(plan, embedder, title, globs, built_at(), index_params(stemmer))
+        with conn:
+            conn.executemany("INSERT INTO lexical_index VALUES (?, ?)", sorted(files.items()))
+        meta.update(identity_meta(meta, course_id))  # course id and version (issue 12)
+        if language:  # optional: absent means unknown (bundles built before it, or an unsure guess)
+            meta["language"] = language
+        _write_meta(conn, meta)
+        notify("index", 1, 1)
+    finally:
+        conn.close()
+    return embedded
+
+
+def _insert_guides(conn: apsw.Connection, plan: CoursePlan) -> None:
+    """Insert every guide's ``sources``, ``headings``, ``chunks`` and ``chunks_fts`` rows (chunk ids from 1)."""
+    chunk_id = 0
+    for source_id, (doc, cd) in enumerate(zip(plan.documents, plan.chunked), 1):
+        conn.execute("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?)",
+                     (source_id, doc.path, cd.title, doc.kind, doc.language, doc.sha256, doc.size_bytes, doc.text))
+        conn.executemany("INSERT OR IGNORE INTO headings VALUES (?,?,?,?,?)",
+                         [(source_id, h.level, h.text, h.anchor, h.start) for h in cd.headings])
+        for chunk in cd.chunks:
+            chunk_id += 1
+            conn.execute("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                         (chunk_id, chunk.key, source_id, chunk.heading, chunk.anchor, chunk.ordinal,
+                          chunk.start, chunk.end, chunk.text, chunk.indexed_text, chunk.sha256))
+            conn.execute("INSERT INTO chunks_fts(rowid, heading, text) VALUES (?,?,?)",
+                         (chunk_id, join_heading(cd.title, chunk.heading), chunk.text))
+
+
+def _insert_assets(conn: apsw.Connection, plan: CoursePlan) -> None:
+    """Insert every image the guides reference, with its MIME type and sha256."""
+    for rel, path in plan.assets.items():
+        data = path.read_bytes()
+        conn.execute("INSERT INTO assets VALUES (?,?,?,?)",
+                     (rel, IMAGE_TYPES[Path(rel).suffix.lower()], hashlib.sha256(data).hexdigest(), data))
+
+
+def _write_vectors(conn: apsw.Connection, plan: CoursePlan, texts: list[str], embedder: Embedder,
+                   reusable: dict[str, bytes], notify: Progress) -> int:
+    """Insert the reusable vectors, then embed the other chunks shortest first in batches of
+    BATCH_SIZE, reporting progress in chunks and characters; returns how many were embedded."""
+    chunks = plan.chunks
+    with conn:
+        conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
+                         [(i + 1, reusable[c.sha256]) for i, c in enumerate(chunks) if c.sha256 in reusable])
+    todo = sorted((i for i, c in enumerate(chunks) if c.sha256 not in reusable), key=lambda i: len(texts[i]))
+    notify("reuse", len(chunks) - len(todo), len(chunks))
+    done = 0
+    total_chars = sum(len(texts[i]) for i in todo)
+    done_chars = 0
+    notify("embed_chars", 0, total_chars)
+    notify("embed", 0, len(todo))
+    for begin in range(0, len(todo), BATCH_SIZE):
+        idx = todo[begin:begin + BATCH_SIZE]
+        _embed_batch(conn, embedder, idx, [texts[i] for i in idx])
+        done += len(idx)
+        done_chars += sum(len(texts[i]) for i in idx)
+        notify("embed_chars", done_chars, total_chars)
+        notify("embed", done, len(todo))
+    return len(todo)
+
+
+def _embed_batch(conn: apsw.Connection, embedder: Embedder, idx: list[int], texts: list[str]) -> None:
+    """Embed ``texts`` and store each vector as chunk ``idx[j] + 1``; refuses vectors of the wrong shape."""
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    if vectors.shape != (len(idx), embedder.dim):
+        raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
+                           f"expected ({len(idx)}, {embedder.dim}); check the model files.")
+    with conn:
+        conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
+                         [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
+
+
+def _write_vector_blocks(conn, count: int, dim: int) -> None:
+    """Copy ``chunk_vectors`` into ``vector_blocks`` (schema.py): ``float32`` blocks of
+    VECTOR_BLOCK_ROWS rows, chunk ids 1..``count``."""
+    with conn:
+        for first in range(1, count + 1, VECTOR_BLOCK_ROWS):
+            rows = min(VECTOR_BLOCK_ROWS, count - first + 1)
+            block = np.zeros((rows, dim), dtype=np.float32)
+            for rowid, blob in conn.execute("SELECT rowid, embedding FROM chunk_vectors WHERE rowid BETWEEN ? AND ?",
+                                            (first, first + rows - 1)):
+                block[int(rowid) - first] = np.frombuffer(blob, dtype=np.float32)
+            conn.execute("INSERT INTO vector_blocks VALUES (?, ?, ?)", (first, rows, block.tobytes()))
+
+
+def _meta(plan: CoursePlan, embedder: Embedder, title: str, globs: dict, built_at: str, lexical: dict) -> dict[str, str]:
+    """The ``meta`` rows every build records (before the course identity and language are added)."""
+    return {
+        "schema_version": str(SCHEMA_VERSION),
+        "corpus_version": plan.corpus_version,
+        "title": title,
+        "built_at": built_at,
+        "chunker": json.dumps(plan.settings.as_dict(), sort_keys=True),
+        "embedding_model_id": embedder.model_id,
+        "embedding_dim": str(embedder.dim),
+        "embedding_checksum": embedder.checksum,
+        "lexical": json.dumps(lexical, sort_keys=True),
+        "libraries": json.dumps(library_versions(), sort_keys=True),
+        "sources": str(len(plan.documents)),
+        "chunks": str(len(plan.chunks)),
+        "source_globs": json.dumps(globs, sort_keys=True),
+        PLANTED_KEY: planted_meta(plan.planted),  # blocks never quoted (app/ingest/screen.py)
+    }
+
+
+def _write_meta(conn: apsw.Connection, meta: dict[str, str]) -> None:
+    """Insert ``meta``, then the content digest, last: it covers every row written above (the reader checks it at open)."""
+    with conn:
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    with conn:
+        conn.execute("INSERT INTO meta VALUES (?, ?)", (CONTENT_DIGEST_KEY, content_digest(conn)))
