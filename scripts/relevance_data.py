@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.answer.blocks import Unit, is_link_only, passage_units  # noqa: E402
 from app.bundle.builder import build_bundle  # noqa: E402
 from app.bundle.reader import BundleReader  # noqa: E402
 from app.embedding import FastEmbedder  # noqa: E402
@@ -54,10 +55,26 @@ SHAPES: dict[str, str] = {
                 "then asking what to do; do not copy the passage's words",
     "error": "a question quoting a short error message or symptom the student sees, asking why it happens or how to fix it",
 }
+#: ``--unit block``: the same shapes, told with a start for the question (the 0.5B writer copied the
+#: chunk instructions' "what they did and what happened" as a template in a first trial of 4 questions).
+BLOCK_SHAPES: dict[str, str] = {
+    "how-to": "one question that starts with 'How do I' about doing what the text explains",
+    "what-is": "one question that starts with 'What is' or 'What does' and is answered by the text",
+    "which-one": "one question that starts with 'Which' and asks for the one thing (a pin, command, file, setting "
+                 "or value) that the text names",
+    "scenario": "one question in the first person that starts with 'I' and says what the student is trying to do, "
+                "then asks what they should do",
+    "error": "one question in the first person that starts with 'Why' or 'I get' and describes a problem or "
+             "message the student sees, which the text explains",
+}
 HELD_OUT_MARKERS = ("heldout", "held-out", "security-101", "ml-for-beginners", "missing-semester")
 MIN_CHUNK_CHARS = 250   # shorter chunks are mostly headings, link lists and lead-ins
 MAX_PASSAGE_CHARS = 1200  # what the writer model reads of a chunk (~300 tokens)
 MAX_NEGATIVES = 4
+MIN_BLOCK_CHARS = 60     # --unit block: a target block shorter than this is a lead-in or a label
+MAX_BLOCK_CHARS = 600    # what the writer model reads of a target block
+SAME_CHUNK_NEGATIVES = 3  # --unit block: other blocks of the question's own chunk, not next to its block
+OTHER_NEGATIVES = 4       # --unit block: blocks of other sections' top hits sharing most question words
 
 
 def writer_prompt(passage: str, heading: str, shape: str) -> list[dict]:
@@ -69,6 +86,51 @@ def writer_prompt(passage: str, heading: str, shape: str) -> list[dict]:
                                     f"Write {SHAPES[shape]}. The question must be answerable from this passage alone, "
                                     "and must not mention 'the passage' or 'the section'."},
     ]
+
+
+def block_prompt(block: str, heading: str, shape: str) -> list[dict]:
+    """Chat messages asking the writer model for one question of ``shape`` that ``block`` answers."""
+    return [
+        {"role": "system", "content": "You write questions that students ask about course material. "
+                                      "Reply with the question only, one line, no answer, no quotes."},
+        {"role": "user", "content": f"Section: {heading}\n\nText:\n{block[:MAX_BLOCK_CHARS]}\n\n"
+                                    f"Write {BLOCK_SHAPES[shape]}. This text must be the answer to the question, "
+                                    "and the question must not mention 'the text' or 'the section'."},
+    ]
+
+
+def block_text(unit: Unit) -> str:
+    """How the app's relevance scorer shows a block to the model (app/answer/scorers.py,
+    ``best_blocks_scored``): ``heading: text``."""
+    return f"{unit.heading}: {unit.match_text}"
+
+
+def target_blocks(units: list[Unit]) -> list[Unit]:
+    """The blocks a question may be written for: prose, a list item or a table row of at least
+    MIN_BLOCK_CHARS characters, not code and not only links."""
+    return [u for u in units if u.kind != "code" and not u.fence and len(u.match_text.strip()) >= MIN_BLOCK_CHARS
+            and not is_link_only(u.match_text)]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]{3,}", text.lower())}
+
+
+def block_negatives(question: str, target: Unit, units: list[Unit], hits, own: str) -> list[str]:
+    """Hard negatives for a block question: up to SAME_CHUNK_NEGATIVES other blocks of the same chunk
+    that are not next to the target (those may finish its answer), then up to OTHER_NEGATIVES blocks of
+    other sections' hits, those sharing the most words with the question first."""
+    same = [block_text(u) for u in units if abs(u.order - target.order) >= 2 and len(u.match_text.strip()) >= 30]
+    words = _words(question)
+    other: list[tuple[int, str]] = []
+    for h in hits:
+        if section(h.key) == own:
+            continue
+        for u in passage_units(h.text, h.heading):
+            if len(u.match_text.strip()) >= 30:
+                other.append((len(words & _words(u.match_text)), block_text(u)))
+    other.sort(key=lambda x: -x[0])
+    return same[:SAME_CHUNK_NEGATIVES] + [t for _, t in other[:OTHER_NEGATIVES]]
 
 
 def clean_question(text: str) -> str:
@@ -110,6 +172,43 @@ def section(key: str) -> str:
     return key.rsplit(":", 1)[0]
 
 
+def write_question(writer, row, shape: str, target: Unit | None) -> str:
+    """The writer model's question of ``shape`` for the chunk ``row`` (or its block ``target``); '' when
+    the reply is no question."""
+    prompt = (block_prompt(target.match_text, target.heading or row.heading, shape) if target is not None
+              else writer_prompt(row.text, row.heading, shape))
+    question = clean_question("".join(writer.stream(prompt, max_tokens=60)))
+    if target is not None:
+        # a first-person scenario or symptom may be a statement ("I want to ..."), as students write them
+        question = (question[:question.find("?") + 1] if "?" in question
+                    else question if shape in ("scenario", "error") else "")
+    return question
+
+
+def make_record(course: str, corpus_version: str, row, shape: str, target: Unit | None, units: list[Unit], args,
+                writer, retriever: Retriever) -> dict:
+    """One output record: the question, the rank of its chunk in Lantern's retrieval, whether it is
+    kept, and its positive and hard negatives (chunks, or blocks when ``target`` is a block)."""
+    question = write_question(writer, row, shape, target)
+    record: dict = {"course": course, "corpus_version": corpus_version, "chunk_key": row.key,
+                    "shape": shape, "question": question, "rank": None, "kept": False}
+    if not question:
+        return record
+    hits = retriever.search(question, k=args.depth).hits
+    keys = [h.key for h in hits]
+    record["rank"] = keys.index(row.key) + 1 if row.key in keys else None
+    record["kept"] = record["rank"] is not None and record["rank"] <= args.keep_rank
+    own = section(row.key)
+    if target is not None:
+        record["positive"] = block_text(target)
+        record["negatives"] = [{"chunk_key": "", "text": t} for t in block_negatives(question, target, units, hits, own)]
+    else:
+        record["positive"] = row.text
+        record["negatives"] = [{"chunk_key": h.key, "text": h.text} for h in hits
+                               if section(h.key) != own][:MAX_NEGATIVES]
+    return record
+
+
 def run_course(name: str, folder: Path, args, embedder: FastEmbedder, writer) -> None:
     if any(m in str(folder).lower() or m in name.lower() for m in HELD_OUT_MARKERS):
         raise SystemExit(f"{folder} looks like a held-out course; training data never comes from one.")
@@ -129,21 +228,18 @@ def run_course(name: str, folder: Path, args, embedder: FastEmbedder, writer) ->
         for i, cid in enumerate(chunk_ids):
             row = rows[cid]
             shape = shapes[rng.randrange(len(shapes))]
+            target: Unit | None = None
+            units: list[Unit] = []
+            if args.unit == "block":
+                units = passage_units(row.text, row.heading)
+                targets = target_blocks(units)
+                target = targets[rng.randrange(len(targets))] if targets else None
+                if target is None:
+                    continue
             if row.key in done:
                 continue
-            reply = "".join(writer.stream(writer_prompt(row.text, row.heading, shape), max_tokens=60))
-            question = clean_question(reply)
-            record: dict = {"course": name, "corpus_version": bundle.corpus_version, "chunk_key": row.key,
-                            "shape": shape, "question": question, "rank": None, "kept": False}
-            if question:
-                hits = retriever.search(question, k=args.depth).hits
-                keys = [h.key for h in hits]
-                record["rank"] = keys.index(row.key) + 1 if row.key in keys else None
-                record["kept"] = record["rank"] is not None and record["rank"] <= args.keep_rank
-                own = section(row.key)
-                record["positive"] = row.text
-                record["negatives"] = [{"chunk_key": h.key, "text": h.text} for h in hits
-                                       if section(h.key) != own][:MAX_NEGATIVES]
+            record = make_record(name, bundle.corpus_version, row, shape, target, units if target else [], args,
+                                 writer, retriever)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()
             written += 1
@@ -161,8 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads of the writer model")
     parser.add_argument("--depth", type=int, default=10, help="hits searched per question (top-k)")
+    parser.add_argument("--unit", choices=("chunk", "block"), default="chunk",
+                        help="write questions for whole chunks (re-ranking) or for one block of a chunk "
+                             "(choosing the answer block); block records go to OUT/blocks/")
     parser.add_argument("--keep-rank", type=int, default=3, help="keep a question when its chunk ranks this high or better")
     args = parser.parse_args(argv)
+    if args.unit == "block":
+        args.out = str(Path(args.out) / "blocks")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     from app.answer.llm import LlamaChatModel
