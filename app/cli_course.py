@@ -27,6 +27,9 @@ def _add_instructor_commands(sub) -> None:
     build.add_argument("--previous", type=Path, metavar="BUNDLE",
                        help="reuse embeddings of unchanged chunks from this bundle (default: the output, if it exists)")
     build.add_argument("--full", action="store_true", help="embed every chunk again (no reuse)")
+    build.add_argument("--keep-originals", action="store_true",
+                       help="also store the original Word, PowerPoint, OpenDocument, EPUB, notebook and PDF files, "
+                            "so the app can open them (the bundle grows by their size)")
 
     check = sub.add_parser(
         "check", help="exit 0 if a bundle is up to date with its course folder, 1 if stale, 2 on error",

@@ -30,6 +30,7 @@ from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.language import check_language, detect_language
 from .library import bundle_identity, check_course_id, default_course_id
+from .originals import is_original, keep_original_files
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, connect, content_digest
 from .writer import write_bundle
@@ -103,7 +104,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",
-                 language: str | None = None, force: bool = False) -> BuildReport:
+                 language: str | None = None, force: bool = False, keep_originals: bool = False) -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
     Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
@@ -115,7 +116,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     ``force`` replaces another course's bundle); without ``title``, rebuilding the same course's
     bundle in place keeps that bundle's title (with a note), else the folder's name. Raises
     :class:`LanternError` for an invalid ``course_id`` or ``language``, an ``output`` that
-    :func:`check_output` refuses,
+    :func:`check_output` refuses, ``keep_originals`` also stores the original file of every converted
+    guide (app/bundle/originals.py),
     :class:`CourseFolderError` for a missing/unreadable/empty course folder and
     :class:`LanternError` when the output cannot be written; the previous ``output`` is
     then untouched.
@@ -134,6 +136,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     plan = plan_course(source_dir, embedder.checksum, settings=settings, include=include, exclude=exclude,
                        progress=notify)
     notes = list(plan.notes)
+    if keep_originals:
+        notes.append(keep_original_files(source_dir, plan))
     if kept_title:
         notes.append(f"kept the title {kept_title!r} of the bundle being rebuilt (--title changes it)")
     detected = language is None
@@ -147,7 +151,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
                                notify, course_id, language)
     n = len(plan.chunks)
     return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
-                       assets=len(plan.assets), seconds=time.perf_counter() - started, embedded=embedded,
+                       assets=sum(not is_original(a) for a in plan.assets), seconds=time.perf_counter() - started,
+                       embedded=embedded,
                        reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes, language=language,
                        language_detected=detected and bool(language))

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..ingest.chunker import ChunkerSettings
-from .plan import CoursePlan, plan_course
+from .originals import is_original
+from .plan import CoursePlan, asset_bytes, plan_course
 from .reader import BundleReader
 
 
@@ -78,8 +79,9 @@ def compare(plan: CoursePlan, bundle: BundleReader, embedding: tuple[str, int, s
     stored = dict(bundle._query("SELECT path, sha256 FROM sources"))
     current = {doc.path: doc.sha256 for doc in plan.documents}
     added, changed, removed = _diff(stored, current)
-    stored_images = dict(bundle._query("SELECT path, sha256 FROM assets"))
-    current_images = {rel: hashlib.sha256(path.read_bytes()).hexdigest() for rel, path in plan.assets.items()}
+    # Kept originals (--keep-originals) follow their guides' sha256, compared above.
+    stored_images = {p: sha for p, sha in bundle._query("SELECT path, sha256 FROM assets") if not is_original(p)}
+    current_images = {rel: hashlib.sha256(asset_bytes(a)).hexdigest() for rel, a in plan.assets.items()}
     images = _diff(stored_images, current_images)
     chunker_change = ""
     theirs = bundle.chunker_settings()

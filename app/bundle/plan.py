@@ -19,7 +19,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..errors import CourseFolderError
 from ..formats.kinds import MARKDOWN_KINDS
@@ -44,12 +44,13 @@ _IMAGE_EXTENSIONS = frozenset(IMAGE_TYPES)
 @dataclass
 class CoursePlan:
     """A course folder read and chunked: ``documents[i]`` is chunked as ``chunked[i]``;
-    ``assets`` maps referenced image paths (course-relative) to their files; ``planted`` lists the
+    ``assets`` maps referenced image paths (course-relative) to their files, or to their bytes for
+    pictures taken out of documents (:func:`asset_bytes` reads either); ``planted`` lists the
     guide blocks that address the assistant (app/ingest/screen.py), each also a warning."""
 
     documents: list[SourceDoc]
     chunked: list[ChunkedDoc]
-    assets: dict[str, Path]
+    assets: dict[str, Path | bytes]
     settings: ChunkerSettings
     embedding_checksum: str
     corpus_version: str
@@ -63,6 +64,11 @@ class CoursePlan:
         return [c for cd in self.chunked for c in cd.chunks]
 
 
+def asset_bytes(asset: Path | bytes) -> bytes:
+    """The bytes of one of :attr:`CoursePlan.assets`: read from its file, or the picture's own bytes."""
+    return asset if isinstance(asset, bytes) else asset.read_bytes()
+
+
 def corpus_version(chunks: list[Chunk], settings: ChunkerSettings, embedding_checksum: str) -> str:
     """The corpus version of a set of chunks (hex sha256, 64 characters)."""
     digest = hashlib.sha256()
@@ -73,7 +79,7 @@ def corpus_version(chunks: list[Chunk], settings: ChunkerSettings, embedding_che
     return digest.hexdigest()
 
 
-def referenced_images(doc_path: str, text: str, images: dict[str, Path], missing: set[str] | None = None) -> set[str]:
+def referenced_images(doc_path: str, text: str, images: Mapping[str, object], missing: set[str] | None = None) -> set[str]:
     """Course-relative paths of images a Markdown text references and the folder holds; the
     paths it references that the folder does not hold are added to ``missing`` when given."""
     sources: list[str] = []
@@ -116,6 +122,8 @@ def _drop_unfit(report) -> None:
     for rel in [rel for rel in report.images if path_problem(rel)]:
         report.warnings.append(f"{path_problem(rel)}; skipped (rename the image or its folder to include it)")
         del report.images[rel]
+    for rel in [rel for rel in report.pictures if path_problem(rel)]:
+        del report.pictures[rel]  # its guide's path is near the limit: the picture is missing, with a warning
 
 
 def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerSettings | None = None,
@@ -132,6 +140,7 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
     _drop_unfit(report)
     notify("read", len(report.documents), len(report.documents))
     chunked: list[ChunkedDoc] = []
+    images: dict[str, Path | bytes] = {**report.pictures, **report.images}
     assets: set[str] = set()
     missing: set[str] = set()
     total_chunks = 0
@@ -140,7 +149,7 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
         chunked.append(cd)
         total_chunks += len(cd.chunks)
         if doc.kind in _MARKDOWN_KINDS:
-            assets |= referenced_images(doc.path, doc.text, report.images, missing)
+            assets |= referenced_images(doc.path, doc.text, images, missing)
         notify("chunk", i, len(report.documents))
     chunks = [c for cd in chunked for c in cd.chunks]
     if not chunks:
@@ -153,7 +162,7 @@ def plan_course(source_dir: Path, embedding_checksum: str, *, settings: ChunkerS
     planted = screen_course(report.documents, chunked)
     report.warnings.extend(block.warning() for block in planted)
     return CoursePlan(documents=report.documents, chunked=chunked,
-                      assets={rel: report.images[rel] for rel in sorted(assets)}, settings=settings,
+                      assets={rel: images[rel] for rel in sorted(assets)}, settings=settings,
                       embedding_checksum=embedding_checksum,
                       corpus_version=corpus_version(chunks, settings, embedding_checksum),
                       warnings=report.warnings, notes=report.notes, planted=planted)

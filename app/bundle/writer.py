@@ -18,14 +18,14 @@ import numpy as np
 from .. import __version__
 from ..embedding import BATCH_SIZE, Embedder
 from ..errors import LanternError
-from ..ingest.reader import IMAGE_TYPES
 from ..ingest.screen import META_KEY as PLANTED_KEY
 from ..ingest.screen import planted_meta
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
 from ..text.tokenize import stemmer_for
 from .library import identity_meta
-from .plan import CoursePlan, Progress
+from .originals import asset_mime
+from .plan import CoursePlan, Progress, asset_bytes
 from .schema import CONTENT_DIGEST_KEY, SCHEMA_VERSION, VECTOR_BLOCK_ROWS, connect, content_digest, create_tables
 
 
@@ -88,11 +88,10 @@ def _insert_guides(conn: apsw.Connection, plan: CoursePlan) -> None:
 
 
 def _insert_assets(conn: apsw.Connection, plan: CoursePlan) -> None:
-    """Insert every image the guides reference, with its MIME type and sha256."""
-    for rel, path in plan.assets.items():
-        data = path.read_bytes()
-        conn.execute("INSERT INTO assets VALUES (?,?,?,?)",
-                     (rel, IMAGE_TYPES[Path(rel).suffix.lower()], hashlib.sha256(data).hexdigest(), data))
+    """Insert every image the guides reference (and the originals kept), with its MIME type and sha256."""
+    for rel, asset in plan.assets.items():
+        data = asset_bytes(asset)
+        conn.execute("INSERT INTO assets VALUES (?,?,?,?)", (rel, asset_mime(rel), hashlib.sha256(data).hexdigest(), data))
 
 
 def _write_vectors(conn: apsw.Connection, plan: CoursePlan, texts: list[str], embedder: Embedder,

@@ -4,15 +4,22 @@ A text document is converted by odfdo's own Markdown writer (``Document.to_markd
 keep their outline levels, lists their nesting, tables become pipe tables with a header row, and
 footnotes are numbered and listed at the end. A presentation is read from its ``content.xml`` the
 same way PowerPoint decks are (:mod:`app.formats.slides`): one ``Slide N · Title`` section per page,
-outline text as indented ``- `` items, tables, pictures as ``(Image: description)`` and the
-speaker notes under ``Notes``. A file encrypted with a password is refused with the fix.
+outline text as indented ``- `` items, tables, pictures and the speaker notes under ``Notes``.
+Pictures inside the file are kept through a :class:`Pictures` collector when one is given
+(:mod:`app.formats.pictures`; in a text document, odfdo's ``![title](Pictures/…)`` is rewritten to
+the kept picture), else they become ``(Image: description)``. A file encrypted with a password is
+refused with the fix.
 """
 
 from __future__ import annotations
 
 import io
+import re
+import zipfile
+from typing import Callable
 
 from .base import UnreadableDocument, heading, image_note, inline, join_blocks, missing_library, paragraph, pipe_table
+from .pictures import Pictures
 from .safety import checked_archive, parse_xml, read_member
 from .slides import slide_heading
 
@@ -27,6 +34,11 @@ _NS = {
     "dc": "http://purl.org/dc/elements/1.1/",
 }
 _TEXT = "{%s}" % _NS["text"]
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+#: An image reference odfdo writes for a frame: ``![title](Pictures/…)``.
+_ODFDO_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^()\s]+)\)")
+#: ``picture(href, alt)`` -> the Markdown for one picture of the archive.
+PictureRef = Callable[[str, str], str]
 
 
 def _open(data: bytes, label: str):
@@ -39,9 +51,17 @@ def _open(data: bytes, label: str):
     return archive
 
 
-def odt_to_markdown(data: bytes) -> str:
-    """Markdown text of an ``.odt`` file's bytes; raises :class:`UnreadableDocument`."""
-    _open(data, ".odt")
+def _picture_ref(archive: zipfile.ZipFile, pictures: Pictures | None) -> PictureRef:
+    """How a picture of ``archive`` is written: kept through ``pictures``, else its alt text."""
+    def picture(href: str, alt: str) -> str:
+        return pictures.member(archive, href, alt) if pictures is not None else image_note(alt)
+    return picture
+
+
+def odt_to_markdown(data: bytes, pictures: Pictures | None = None) -> str:
+    """Markdown text of an ``.odt`` file's bytes, its pictures kept through ``pictures`` (else
+    their alt text); raises :class:`UnreadableDocument`."""
+    picture = _picture_ref(_open(data, ".odt"), pictures)
     try:
         import odfdo
     except Exception as exc:  # ImportError, or odfdo's PackageNotFoundError (it reads its version at import)
@@ -57,15 +77,19 @@ def odt_to_markdown(data: bytes) -> str:
     except Exception as exc:  # odfdo raises ValueError, KeyError, lxml errors... on damaged files
         raise UnreadableDocument(f"the file is not a readable OpenDocument text ({exc.__class__.__name__}: "
                                  f"{str(exc)[:60]}); open it in LibreOffice and save it again") from exc
-    return text if isinstance(text, str) else ""
+    if not isinstance(text, str):
+        return ""
+    return _ODFDO_IMAGE.sub(lambda m: picture(m.group(2), m.group(1) if m.group(1) != "image" else ""), text)
 
 
-def odp_to_markdown(data: bytes, fallback_title: str) -> str:
-    """Markdown text of an ``.odp`` file's bytes (one section per slide); raises :class:`UnreadableDocument`."""
+def odp_to_markdown(data: bytes, fallback_title: str, pictures: Pictures | None = None) -> str:
+    """Markdown text of an ``.odp`` file's bytes (one section per slide), its pictures kept through
+    ``pictures`` (else their alt text); raises :class:`UnreadableDocument`."""
     archive = _open(data, ".odp")
+    picture = _picture_ref(archive, pictures)
     root = parse_xml("content.xml", read_member(archive, "content.xml"))
     pages = root.findall("office:body/office:presentation/draw:page", _NS)
-    slides = [_page(page) for page in pages]
+    slides = [_page(page, picture) for page in pages]
     title = ""
     if "meta.xml" in archive.namelist():
         node = parse_xml("meta.xml", read_member(archive, "meta.xml")).find(".//dc:title", _NS)
@@ -77,14 +101,14 @@ def odp_to_markdown(data: bytes, fallback_title: str) -> str:
     return join_blocks(blocks)
 
 
-def _page(page) -> tuple[str, str]:
+def _page(page, picture: PictureRef) -> tuple[str, str]:
     title, blocks = "", []
     for frame in page.findall("draw:frame", _NS) + page.findall("draw:g//draw:frame", _NS):
         kind = frame.get("{%s}class" % _NS["presentation"], "")
         if kind == "title" and not title:
             title = inline(text_of(frame))
         else:
-            blocks.append(_frame(frame, bulleted=kind in ("outline", "subtitle") or bool(kind)))
+            blocks.append(_frame(frame, kind in ("outline", "subtitle") or bool(kind), picture))
     notes = page.find("presentation:notes", _NS)
     if notes is not None:
         said = "\n".join(paragraph(text_of(p)) for p in notes.iter(_TEXT + "p"))
@@ -93,7 +117,7 @@ def _page(page) -> tuple[str, str]:
     return title, join_blocks(blocks)
 
 
-def _frame(frame, bulleted: bool) -> str:
+def _frame(frame, bulleted: bool, picture: PictureRef) -> str:
     table = frame.find("table:table", _NS)
     if table is not None:
         rows = [[text_of(cell) for cell in row.findall("table:table-cell", _NS)]
@@ -105,7 +129,9 @@ def _frame(frame, bulleted: bool) -> str:
         if image is None:
             return ""
         desc = frame.find("svg:desc", _NS)
-        return image_note(desc.text or "" if desc is not None else "")
+        if desc is None:
+            desc = frame.find("svg:title", _NS)
+        return picture(image.get(_XLINK_HREF, ""), desc.text or "" if desc is not None else "")
     lines = _lines(box, 0, bulleted)
     return "".join(("" if not n else "\n" if line.lstrip().startswith("- ") else "\n\n") + line
                    for n, line in enumerate(lines))

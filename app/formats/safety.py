@@ -18,7 +18,8 @@ hold one made by anyone. :func:`open_archive` opens such a file only when:
 
 Nothing is written to disk: archives are read in memory, so no member name can place a file
 anywhere. Macros (``vbaProject.bin``) and embedded objects (OLE, ``.bin`` parts) are never read,
-let alone run: converters read only the XML text parts.
+let alone run: converters read only the XML text parts, and the pictures they keep as bytes
+(:mod:`app.formats.pictures`: PNG, JPEG or GIF only, each within its own byte limit).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ The deck's title (its document properties, else the first slide's title, else th
 the level-1 heading; each slide is a level-2 section headed ``Slide N · Title`` (``Slide N`` when it
 has no title), so a passage is cited as "Deck › Slide 7 · Wiring". Text placeholders become
 ``- `` items indented by their bullet level, text boxes paragraphs, tables pipe tables (first row
-the header row), pictures ``(Image: description)``, grouped shapes are read in order; speaker
+the header row), pictures ``![description](.lantern-media/<digest>.png)`` (or ``(Image: description)``
+when they are not kept: :mod:`app.formats.pictures`), grouped shapes are read in order; speaker
 notes follow under a level-3 ``Notes`` heading. Hidden slides are read too (they are still the
 instructor's words). Charts, media, macros and embedded objects are not read.
 """
@@ -13,15 +14,17 @@ from __future__ import annotations
 
 import io
 
-from .base import UnreadableDocument, heading, image_note, inline, join_blocks, missing_library, paragraph, pipe_table
+from .base import UnreadableDocument, heading, inline, join_blocks, missing_library, paragraph, pipe_table
+from .pictures import Pictures, skip_unless_picture
 from .safety import checked_archive
 
 #: The separator between "Slide N" and the slide's title in its heading.
 SLIDE_TITLE_SEPARATOR = " · "
 
 
-def pptx_to_markdown(data: bytes, fallback_title: str) -> str:
-    """Markdown text of a ``.pptx`` file's bytes (mapping in the module docstring).
+def pptx_to_markdown(data: bytes, fallback_title: str, pictures: Pictures | None = None) -> str:
+    """Markdown text of a ``.pptx`` file's bytes (mapping in the module docstring); the pictures
+    kept go to ``pictures`` (without it, every picture is its alt text).
 
     Raises :class:`UnreadableDocument` (damaged, encrypted, hostile or not a PowerPoint deck)."""
     checked_archive(data, ".pptx")
@@ -31,7 +34,7 @@ def pptx_to_markdown(data: bytes, fallback_title: str) -> str:
         raise missing_library("pptx", ".pptx", exc) from exc
     try:
         deck = pptx.Presentation(io.BytesIO(data))
-        slides = [_slide(n, slide) for n, slide in enumerate(deck.slides, 1)]
+        slides = [_slide(slide, pictures) for slide in deck.slides]
         title = inline(deck.core_properties.title or "")
     except UnreadableDocument:
         raise
@@ -52,11 +55,11 @@ def slide_heading(number: int, title: str) -> str:
     return f"Slide {number}{SLIDE_TITLE_SEPARATOR}{title}" if title else f"Slide {number}"
 
 
-def _slide(number: int, slide) -> tuple[str, str]:
+def _slide(slide, pictures: Pictures | None) -> tuple[str, str]:
     """(the slide's title, the Markdown of the rest of it and its notes)."""
     title_shape = slide.shapes.title
     title = inline(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
-    blocks = _shapes(slide.shapes, title_shape.shape_id if title_shape is not None else None)
+    blocks = _shapes(slide.shapes, title_shape.shape_id if title_shape is not None else None, pictures)
     if slide.has_notes_slide:
         frame = slide.notes_slide.notes_text_frame
         notes = paragraph(frame.text) if frame is not None else ""
@@ -65,21 +68,32 @@ def _slide(number: int, slide) -> tuple[str, str]:
     return title, join_blocks(blocks)
 
 
-def _shapes(shapes, skip_id: int | None) -> list[str]:
+def _shapes(shapes, skip_id: int | None, pictures: Pictures | None) -> list[str]:
     blocks: list[str] = []
     for shape in shapes:
         if shape.shape_id == skip_id:
             continue
         if getattr(shape, "shapes", None) is not None and not shape.has_text_frame:  # a group
-            blocks += _shapes(shape.shapes, skip_id)
+            blocks += _shapes(shape.shapes, skip_id, pictures)
         elif getattr(shape, "has_table", False) and shape.has_table:
             blocks.append(pipe_table([[cell.text for cell in row.cells] for row in shape.table.rows]))
         elif shape.has_text_frame:
             blocks.append(_text_frame(shape))
-        elif shape.shape_type is not None and int(shape.shape_type) == 13:  # MSO_SHAPE_TYPE.PICTURE
-            descr = shape._element.xpath("./*[1]/*[local-name()='cNvPr']/@descr")
-            blocks.append(image_note(str(descr[0]) if descr else ""))
+        elif shape._element.tag.endswith("}pic"):  # a picture, or a picture placeholder filled in
+            blocks.append(_picture(shape, pictures))
     return blocks
+
+
+def _picture(shape, pictures: Pictures | None) -> str:
+    descr = shape._element.xpath("./*[1]/*[local-name()='cNvPr']/@descr")
+    alt = str(descr[0]) if descr else ""
+    rel_id = next(iter(shape._element.xpath(".//*[local-name()='blip']/@*[local-name()='embed']")), "")
+    try:
+        image_part = shape.part.related_part(str(rel_id))
+        name, blob = str(image_part.partname), image_part.blob
+    except (KeyError, AttributeError, ValueError):  # a linked picture (r:link), or a broken relationship
+        name, blob = f"picture {rel_id or '(linked)'}", None
+    return skip_unless_picture(pictures, alt, name, blob)
 
 
 def _text_frame(shape) -> str:

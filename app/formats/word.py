@@ -9,7 +9,9 @@
   ``Notes`` heading at the end.
 - Code (a paragraph in a code-like style, or set wholly in a monospace font such as Consolas or
   Courier New) becomes a fenced code block, consecutive code paragraphs one block.
-- Pictures become ``(Image: description)`` (their alt text); the pictures themselves are not kept.
+- Pictures become ``![description](.lantern-media/<digest>.png)`` when a :class:`Pictures` collector
+  is given and the picture is a PNG, JPEG or GIF within its limits (:mod:`app.formats.pictures`),
+  else ``(Image: description)`` (their alt text).
 - Text boxes, comments, headers and footers, macros and embedded objects are not read.
 """
 
@@ -18,7 +20,8 @@ from __future__ import annotations
 import io
 import re
 
-from .base import UnreadableDocument, heading, inline, join_blocks, missing_library, paragraph, pipe_table
+from .base import UnreadableDocument, heading, image_note, inline, join_blocks, missing_library, paragraph, pipe_table
+from .pictures import Pictures, skip_unless_picture
 from .safety import checked_archive, parse_xml, read_member
 
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
@@ -29,11 +32,14 @@ _MONOSPACE = ("courier", "consolas", "menlo", "monaco", "lucida console", "lucid
               "dejavu sans mono", "liberation mono", "fira code", "fira mono", "roboto mono", "jetbrains mono",
               "cascadia", "ubuntu mono", "andale mono", "inconsolata")
 _CODE_STYLE = re.compile(r"code|preformatted|source|listing|verbatim", re.IGNORECASE)
-_NS = {"w": _W, "wp": "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"}
+_NS = {"w": _W, "wp": "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing",
+       "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+       "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships"}
 
 
-def docx_to_markdown(data: bytes) -> str:
-    """Markdown text of a ``.docx`` file's bytes (mapping in the module docstring).
+def docx_to_markdown(data: bytes, pictures: Pictures | None = None) -> str:
+    """Markdown text of a ``.docx`` file's bytes (mapping in the module docstring); the pictures
+    kept go to ``pictures`` (without it, every picture is its alt text).
 
     Raises :class:`UnreadableDocument` (damaged, encrypted, hostile or not a Word document)."""
     archive = checked_archive(data, ".docx")
@@ -49,7 +55,7 @@ def docx_to_markdown(data: bytes) -> str:
         names = [styles.get(_style_id(item), styles.get("", "")) if not hasattr(item, "rows") else "" for item in items]
         has_title = "title" in names
         numbering = _numbering(document)
-        blocks = [_block(item, name, has_title, numbering) for item, name in zip(items, names)]
+        blocks = [_block(item, name, has_title, numbering, pictures) for item, name in zip(items, names)]
     except UnreadableDocument:
         raise
     except Exception as exc:  # python-docx raises KeyError, ValueError, PackageNotFoundError... on damaged files
@@ -88,17 +94,17 @@ def _style_id(par) -> str:
     return (ppr.pStyle.val or "") if ppr is not None and ppr.pStyle is not None else ""
 
 
-def _block(item, name: str, has_title: bool, numbering: dict[str, str]) -> str:
+def _block(item, name: str, has_title: bool, numbering: dict[str, str], pictures: Pictures | None) -> str:
     if not hasattr(item, "rows"):
-        return _paragraph(item, name, has_title, numbering)
+        return _paragraph(item, name, has_title, numbering, pictures)
     rows = []
     for tr in item._tbl.findall(f"{{{_W}}}tr"):
-        rows.append([" ".join(_paragraph_text(p) for p in cell.paragraphs) for cell in _cells(item, tr)])
+        rows.append([" ".join(_paragraph_text(p, pictures) for p in cell.paragraphs) for cell in _cells(item, tr)])
     return pipe_table(rows)
 
 
-def _paragraph(par, name: str, has_title: bool, numbering: dict[str, str]) -> str:
-    text = _paragraph_text(par)
+def _paragraph(par, name: str, has_title: bool, numbering: dict[str, str], pictures: Pictures | None) -> str:
+    text = _paragraph_text(par, pictures)
     if name == "title" and text.strip():
         return heading(1, text)
     match = _HEADING_STYLE.match(name)
@@ -138,8 +144,8 @@ def _is_code(par, style_name: str) -> bool:
     return bool(fonts) and all(f.startswith(_MONOSPACE) for f in fonts)
 
 
-def _paragraph_text(par) -> str:
-    """The paragraph's text with footnote marks and picture notes where they stand."""
+def _paragraph_text(par, pictures: Pictures | None) -> str:
+    """The paragraph's text with footnote marks and pictures where they stand."""
     parts = []
     for node in par._p.iter():
         tag = node.tag.rsplit("}", 1)[-1]
@@ -152,10 +158,26 @@ def _paragraph_text(par) -> str:
         elif tag in ("footnoteReference", "endnoteReference"):
             kind = "f" if tag.startswith("foot") else "e"
             parts.append(f"[^{kind}{node.get(f'{{{_W}}}id')}]")
-        elif tag == "docPr":
-            description = node.get("descr") or node.get("title") or ""
-            parts.append(f" (Image: {inline(description)}) " if description.strip() else " (Image) ")
+        elif tag == "drawing" and node.tag == f"{{{_W}}}drawing":
+            parts.append(f" {_drawing(node, par.part, pictures)} ")
     return "".join(parts)
+
+
+def _drawing(node, part, pictures: Pictures | None) -> str:
+    """A ``w:drawing``: the picture it shows (:mod:`app.formats.pictures`), or ``(Image: alt)`` for a
+    drawing that is not a picture (a chart, a shape)."""
+    described = node.find(".//wp:docPr", _NS)
+    alt = (described.get("descr") or described.get("title") or "") if described is not None else ""
+    blip = node.find(".//a:blip", _NS)
+    if blip is None:
+        return image_note(alt)
+    rel_id = blip.get(f"{{{_NS['r']}}}embed") or ""
+    try:
+        image_part = part.related_parts[rel_id]
+        name, blob = str(image_part.partname), image_part.blob
+    except (KeyError, AttributeError, ValueError):  # a linked picture (r:link), or a broken relationship
+        name, blob = f"picture {rel_id or '(linked)'}", None
+    return skip_unless_picture(pictures, alt, name, blob)
 
 
 def _list_level(par, style_name: str, numbering: dict[str, str]) -> tuple[int, str]:

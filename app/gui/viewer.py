@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QHBoxLayout, QTextBrowser, QTextEdit, QToolButton,
 from ..bundle.reader import BundleReader
 from ..errors import LanternError
 from ..retrieval.links import GUIDE, classify_link, link_refusal
+from .original_file import OriginalFileButton
 from .passage_text import WORD, locate_words, passage_text
 from .render import ASSET_SCHEME, guide_html
 from .theme import guide_style, highlight_colors
@@ -361,8 +362,11 @@ class ViewerPanel(QWidget):
         self.title.setFont(bold_font())
         self.title.setAccessibleName(tr("Open guide"))
         header.addWidget(self.title, 1)
+        self.original_button = OriginalFileButton(bundle)  # hidden unless built with --keep-originals
+        header.addWidget(self.original_button)
         layout.addLayout(header)
         self.viewer = GuideViewer(bundle)
+        self.original_button.failed.connect(self.viewer.failed)
         layout.addWidget(self.viewer, 1)
         self.back_button.clicked.connect(self.viewer.go_back)
         self.forward_button.clicked.connect(self.viewer.go_forward)
@@ -384,4 +388,5 @@ class ViewerPanel(QWidget):
         self.forward_button.setEnabled(forward)
 
     def _opened(self, guide: str, _anchor: str) -> None:
+        self.original_button.show_for(guide)
         self.title.setText(tr("Guide: {title}  ({path})").format(title=self.bundle.source_title(guide), path=guide))

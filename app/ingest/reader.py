@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..errors import CourseFolderError
 from ..formats.base import UnreadableDocument
-from ..formats.convert import document_to_markdown
+from ..formats.convert import convert_document
 from ..formats.kinds import FORMAT_KINDS, LEGACY_FORMATS, MAX_DOCUMENT_BYTES
 from ..records import SourceDoc
 from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
@@ -63,10 +63,13 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 @dataclass
 class ReadReport:
-    """What reading a course folder found: documents, images, and notes for the user."""
+    """What reading a course folder found: documents, images, and notes for the user. ``pictures``
+    maps the course-relative names of pictures taken out of Word, PowerPoint and OpenDocument files
+    (``lessons/.lantern-media/<digest>.png``, :mod:`app.formats.pictures`) to their bytes."""
 
     documents: list[SourceDoc] = field(default_factory=list)
     images: dict[str, Path] = field(default_factory=dict)
+    pictures: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -265,14 +268,18 @@ def _document_text(rel: str, path: Path, data: bytes, report: ReadReport) -> str
     """A Word, PowerPoint, OpenDocument, EPUB or notebook file as Markdown (app/formats), or None
     (with a warning or note) when it cannot be converted or holds no text."""
     try:
-        text = document_to_markdown(data, path.suffix, _stem_title(rel))
+        converted = convert_document(data, path.suffix, _stem_title(rel))
     except UnreadableDocument as exc:
         report.warnings.append(f"{rel}: {exc}; skipped")
         return None
-    if not text.strip():
+    if not converted.text.strip():
         report.notes.append(f"{rel}: a document without text; skipped")
         return None
-    return text
+    folder = rel.rpartition("/")[0]
+    report.pictures.update({f"{folder}/{name}" if folder else name: data for name, data in converted.pictures.items()})
+    if converted.problem:
+        report.warnings.append(f"{rel}: {converted.problem}")
+    return converted.text
 
 
 def _decode(rel: str, data: bytes, report: ReadReport) -> str:

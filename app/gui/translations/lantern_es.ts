@@ -939,5 +939,37 @@
         <source>Instructor&apos;s report</source>
         <translation>Informe del profesor</translation>
     </message>
+    <message>
+        <source>{guide} is not a Word, PowerPoint, OpenDocument, EPUB, notebook or PDF file; Lantern opens only those.</source>
+        <translation>{guide} no es un archivo Word, PowerPoint, OpenDocument, EPUB, cuaderno ni PDF; Lantern solo abre esos.</translation>
+    </message>
+    <message>
+        <source>This course bundle does not hold the original of {guide}; ask your instructor to build it with --keep-originals.</source>
+        <translation>Este paquete de curso no contiene el original de {guide}; pida a su profesor que lo construya con --keep-originals.</translation>
+    </message>
+    <message>
+        <source>The original of {guide} in this bundle does not match the guide; ask your instructor to build the bundle again.</source>
+        <translation>El original de {guide} en este paquete no corresponde a la guía; pida a su profesor que vuelva a construir el paquete.</translation>
+    </message>
+    <message>
+        <source>Could not write a copy of {guide} to open it ({reason}); free some disk space and try again.</source>
+        <translation>No se pudo escribir una copia de {guide} para abrirla ({reason}); libere espacio en disco e inténtelo de nuevo.</translation>
+    </message>
+    <message>
+        <source>No program on this PC opens {name} files; a copy is at {path}.</source>
+        <translation>Ningún programa de este PC abre archivos {name}; hay una copia en {path}.</translation>
+    </message>
+    <message>
+        <source>Open the original file</source>
+        <translation>Abrir el archivo original</translation>
+    </message>
+    <message>
+        <source>Open {name} in the program this PC uses for it</source>
+        <translation>Abrir {name} con el programa que este PC usa para ese tipo de archivo</translation>
+    </message>
+    <message>
+        <source>This guide&apos;s original file is not in the course bundle</source>
+        <translation>El archivo original de esta guía no está en el paquete de curso</translation>
+    </message>
 </context>
 </TS>

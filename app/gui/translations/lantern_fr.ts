@@ -939,5 +939,37 @@
         <source>Instructor&apos;s report</source>
         <translation>Rapport de l&apos;enseignant</translation>
     </message>
+    <message>
+        <source>{guide} is not a Word, PowerPoint, OpenDocument, EPUB, notebook or PDF file; Lantern opens only those.</source>
+        <translation>{guide} n&apos;est pas un fichier Word, PowerPoint, OpenDocument, EPUB, notebook ou PDF&#xa0;; Lantern n&apos;ouvre que ceux-là.</translation>
+    </message>
+    <message>
+        <source>This course bundle does not hold the original of {guide}; ask your instructor to build it with --keep-originals.</source>
+        <translation>Ce paquet de cours ne contient pas l&apos;original de {guide}&#xa0;; demandez à votre enseignant de le construire avec --keep-originals.</translation>
+    </message>
+    <message>
+        <source>The original of {guide} in this bundle does not match the guide; ask your instructor to build the bundle again.</source>
+        <translation>L&apos;original de {guide} dans ce paquet ne correspond pas au guide&#xa0;; demandez à votre enseignant de reconstruire le paquet.</translation>
+    </message>
+    <message>
+        <source>Could not write a copy of {guide} to open it ({reason}); free some disk space and try again.</source>
+        <translation>Impossible d&apos;écrire une copie de {guide} pour l&apos;ouvrir ({reason})&#xa0;; libérez de l&apos;espace disque et réessayez.</translation>
+    </message>
+    <message>
+        <source>No program on this PC opens {name} files; a copy is at {path}.</source>
+        <translation>Aucun programme de ce PC n&apos;ouvre les fichiers {name}&#xa0;; une copie se trouve dans {path}.</translation>
+    </message>
+    <message>
+        <source>Open the original file</source>
+        <translation>Ouvrir le fichier original</translation>
+    </message>
+    <message>
+        <source>Open {name} in the program this PC uses for it</source>
+        <translation>Ouvrir {name} dans le programme que ce PC utilise pour ce type de fichier</translation>
+    </message>
+    <message>
+        <source>This guide&apos;s original file is not in the course bundle</source>
+        <translation>Le fichier original de ce guide n&apos;est pas dans le paquet de cours</translation>
+    </message>
 </context>
 </TS>
