@@ -9,7 +9,8 @@ One function per location, so the frozen installer and the source checkout agree
 - :func:`resolve_chat_model`: a model id from the manifest's ``optional_chat``
   (``--model qwen2.5-coder-0.5b``, or the settings file's ``chat_model``) stands for its file in ``models/``;
 - :func:`settings_path`: one plain JSON file under the user's config directory
-  (``$LANTERN_CONFIG_DIR`` overrides it, for tests), read by both the CLI and the GUI.
+  (``$LANTERN_CONFIG_DIR`` overrides it, for tests), read by both the CLI and the GUI, over the
+  lab-wide file of :mod:`app.system_settings` (``/etc/lantern/settings.toml``; precedence there).
 The course opened when none is named is :func:`app.bundle.library.default_bundle` (course-library
 policy, not a location). Nothing here touches the network.
 """
@@ -23,6 +24,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from platformdirs import user_config_dir
+
+from .system_settings import ADMIN_SETTINGS, read_system_file, system_settings_path
 
 APP_NAME = "Lantern"
 
@@ -97,11 +100,14 @@ class Settings:
         return _read_settings(cls)[0]
 
     def save(self) -> None:
-        """Write the settings file atomically."""
+        """Write the user's settings file atomically. A value the lab-wide file gives (and that the
+        user did not change) is left out, so a later change of the lab-wide file still reaches the user."""
         path = settings_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        system = _checked_values(read_system_file(asdict(self))[0], system_settings_path())[0]
+        values = {name: value for name, value in asdict(self).items() if name not in system or system[name] != value}
+        tmp.write_text(json.dumps(values, indent=2), encoding="utf-8")
         tmp.replace(path)
 
 
@@ -114,43 +120,83 @@ _SETTING_RULES = {"bundle": (str, None), "chat_model": (str, None), "threads": (
 
 
 def _read_settings(cls) -> tuple["Settings", list[str]]:
-    """``(settings, problems)``: the file's usable values over the defaults, and one sentence per
-    value (or for the whole file) that could not be used."""
+    """``(settings, problems)``: the settings the app uses and one sentence per value (or whole file)
+    that could not be used. See :func:`_read_layers`."""
+    settings, problems, _ = _read_layers(cls)
+    return settings, problems
+
+
+def _read_layers(cls) -> tuple["Settings", list[str], dict[str, Path]]:
+    """``(settings, problems, sources)``: the user's file over the lab-wide file
+    (app/system_settings.py) over the defaults, except that the lab-wide file decides the settings
+    in ``ADMIN_SETTINGS`` it sets; ``sources`` maps each setting a file gave to that file."""
+    names = [f.name for f in fields(cls)]
+    raw, problems = read_system_file(names)
+    system, system_problems = _checked_values(raw, system_settings_path())
+    user_data, user_problems = _read_user_file()
+    user, value_problems = _checked_values(user_data, settings_path())
+    user = {name: value for name, value in user.items() if name not in ADMIN_SETTINGS or name not in system}
+    sources = {**{name: system_settings_path() for name in system}, **{name: settings_path() for name in user}}
+    return (cls(**{**system, **user}), problems + system_problems + user_problems + value_problems, sources)
+
+
+def _read_user_file() -> tuple[dict, list[str]]:
+    """The user's settings file as a dict (empty when missing or unusable) and its problems."""
     path = settings_path()
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return cls(), []
+        return {}, []
     except (OSError, UnicodeDecodeError) as exc:
-        return cls(), [f"The settings file {path} could not be read ({exc.__class__.__name__}); "
-                       "the defaults are used. Fix or delete the file."]
+        return {}, [f"The settings file {path} could not be read ({exc.__class__.__name__}); "
+                    "the defaults are used. Fix or delete the file."]
     try:
         data = json.loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
-        return cls(), [f"The settings file {path} is not valid JSON" + (f" (line {line})" if line else "")
-                       + "; the defaults are used. Fix it or save the settings again from the window."]
+        return {}, [f"The settings file {path} is not valid JSON" + (f" (line {line})" if line else "")
+                    + "; the defaults are used. Fix it or save the settings again from the window."]
     if not isinstance(data, dict):
-        return cls(), [f"The settings file {path} should hold a JSON object of settings; the defaults are used."]
+        return {}, [f"The settings file {path} should hold a JSON object of settings; the defaults are used."]
+    return data, []
+
+
+def _checked_values(data: dict, path: Path) -> tuple[dict, list[str]]:
+    """The values of ``data`` (settings by name, from the file ``path``) that have the right type and
+    range, and one sentence for each that does not (it is left out: the default is used)."""
     values, problems = {}, []
-    for name in [f.name for f in fields(cls) if f.name in data]:
+    for name in [f.name for f in fields(Settings) if f.name in data]:
         value = data[name]
         kind, bounds = _SETTING_RULES[name]
         if kind is bool and not isinstance(value, bool):
-            problems.append(f"The setting `{name}` in {path} must be true or false (got {json.dumps(value)}); "
+            problems.append(f"The setting `{name}` in {path} must be true or false (got {_shown(value)}); "
                             "the default is used.")
         elif kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-            problems.append(f"The setting `{name}` in {path} must be a whole number (got {json.dumps(value)}); "
+            problems.append(f"The setting `{name}` in {path} must be a whole number (got {_shown(value)}); "
                             "the default is used.")
         elif kind is str and not isinstance(value, str):
-            problems.append(f"The setting `{name}` in {path} must be text in quotes (got {json.dumps(value)}); "
+            problems.append(f"The setting `{name}` in {path} must be text in quotes (got {_shown(value)}); "
                             "the default is used.")
         elif bounds and not bounds[0] <= value <= bounds[1]:
             problems.append(f"The setting `{name}` in {path} must be between {bounds[0]} and {bounds[1]} "
                             f"(got {value}); the default is used.")
         else:
             values[name] = value
-    return cls(**values), problems
+    return values, problems
+
+
+def _shown(value: object) -> str:
+    """A value as its file would write it (JSON; TOML dates as text)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def setting_source(name: str) -> Path | None:
+    """The settings file whose value of the setting ``name`` the app uses (the lab-wide file or the
+    user's), or None when it is the built-in default. Never raises."""
+    return _read_layers(Settings)[2].get(name)
 
 
 def settings_problems() -> list[str]:

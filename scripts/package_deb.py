@@ -18,9 +18,14 @@ What the package installs (docs/instructors.md, "Roll-out on lab PCs"):
 
 Nothing is fetched: the package is put together from dist/ and the files in packaging/, and
 `dpkg-deb --root-owner-group` writes it (all files owned by root), with DEBIAN/md5sums for `dpkg --verify`.
-Shared libraries are installed 0644, directories 0755 (Debian policy). No maintainer scripts: `dpkg -r`
-removes exactly the files listed here; course updates installed later with `lantern install` go to
+Shared libraries are installed 0644, directories 0755 (Debian policy). `dpkg -r` removes exactly the
+files listed here; course updates installed later with `lantern install` go to
 /usr/local/share/lantern/courses, which the package never touches.
+
+One debconf question (packaging/debian/templates, config, postinst, postrm; docs/instructors.md):
+`lantern/report`, whether to keep questions for the instructor's report (default no). postinst writes
+the answer into the lab-wide settings file /etc/lantern/settings.toml (`instructor_report = true|false`,
+other lines kept; not a conffile); `dpkg-reconfigure lantern` changes it, `dpkg --purge` removes it.
 Exit codes: 0 built (the .deb's path on stdout), 1 a problem you can fix (one sentence on stderr).
 """
 
@@ -195,7 +200,19 @@ def stage(dist: Path, root: Path, *, version: str, arch: str, maintainer: str) -
     for name, text in (("control", control), ("md5sums", md5sums(root))):
         (root / "DEBIAN" / name).write_text(text, encoding="utf-8")
         (root / "DEBIAN" / name).chmod(0o644)
+    add_debconf(root / "DEBIAN")
     return ids
+
+
+#: The debconf files in packaging/debian/ and their modes in DEBIAN/ (the scripts run, the templates are read).
+DEBCONF_FILES = {"templates": 0o644, "config": 0o755, "postinst": 0o755, "postrm": 0o755}
+
+
+def add_debconf(debian: Path) -> None:
+    """Copy the debconf question and the maintainer scripts into the package's ``DEBIAN/`` folder."""
+    for name, mode in DEBCONF_FILES.items():
+        shutil.copyfile(PACKAGING / "debian" / name, debian / name)
+        (debian / name).chmod(mode)
 
 
 def build(dist: Path, out: Path, *, version: str, compression: str, maintainer: str) -> Path:

@@ -64,6 +64,7 @@ def _private_user_folders(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("LANTERN_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("LANTERN_LOG_DIR", str(home / "logs"))
+    monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", str(home / "system" / "settings.toml"))  # not /etc/lantern
     monkeypatch.delenv("LANTERN_BUNDLE", raising=False)
 
 

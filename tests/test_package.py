@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from .test_dist import _no_network_prefix
+from .test_package_debconf import _debconf_problem, private_debconf
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist" / "lantern"
@@ -247,14 +248,23 @@ def test_dpkg_install_and_remove_in_a_private_root_leave_nothing_behind(deb, roo
         (admin / sub).mkdir(parents=True)
     (admin / "status").write_text("")
     (admin / "available").write_text("")
+    if _debconf_problem():
+        pytest.skip(_debconf_problem())
+    private_debconf(root)  # the postinst asks debconf (tests/test_package_debconf.py); its answers stay in root
+    debconf_db = root / "var" / "cache" / "debconf"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("DEBCONF_", "DEBIAN_"))},
+           "DEBIAN_FRONTEND": "noninteractive"}
     dpkg = ["dpkg", f"--root={root}", f"--log={tmp_path / 'dpkg.log'}", "--force-script-chrootless"]
     before = {p for p in root.rglob("*")}
     # The private database knows no libc6 or libxcb1: only their absence is forced.
-    installed = subprocess.run(dpkg + ["--force-depends", "-i", str(deb)], capture_output=True, text=True)
+    installed = subprocess.run(dpkg + ["--force-depends", "-i", str(deb)], env=env, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr
     assert (root / "usr" / "bin" / "lantern").is_symlink() and (root / "opt" / "lantern" / "lantern").is_file()
-    removed = subprocess.run(dpkg + ["-r", "lantern"], capture_output=True, text=True)
+    removed = subprocess.run(dpkg + ["-r", "lantern"], env=env, capture_output=True, text=True)
     assert removed.returncode == 0, removed.stderr
     left = sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                  if p not in before and not p.is_relative_to(admin))
-    assert left == []
+                  if p not in before and not p.is_relative_to(admin) and not p.is_relative_to(debconf_db))
+    assert left == ["etc/lantern", "etc/lantern/settings.toml"]  # the lab's report choice, kept until purge
+    purged = subprocess.run(dpkg + ["-P", "lantern"], env=env, capture_output=True, text=True)
+    assert purged.returncode == 0, purged.stderr
+    assert not (root / "etc" / "lantern").exists()

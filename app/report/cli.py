@@ -24,8 +24,10 @@ EPILOG = """examples:
   lantern report --export /media/usb/lab-pc-07.sqlite    on each lab PC
   lantern report --merge /media/usb/*.sqlite -o report.html   on the instructor's PC
   lantern report --purge                              delete every logged question now
-The log is kept only while the report is on: "instructor_report": true in the settings file, or
-LANTERN_REPORT=1 (docs/instructors.md)."""
+  lantern report --status                             is the report on here, and which file turned it on?
+The log is kept only while the report is on: instructor_report = true in the lab-wide settings file
+(/etc/lantern/settings.toml; the Debian package asks), "instructor_report": true in the user's
+settings file, or LANTERN_REPORT=1 (docs/instructors.md)."""
 
 
 def add_report_command(sub) -> None:
@@ -46,6 +48,8 @@ def add_report_command(sub) -> None:
     action.add_argument("--merge", type=Path, nargs="+", metavar="FILE",
                         help="add the questions of exported FILEs to this PC's log (a file merged twice adds nothing)")
     action.add_argument("--purge", action="store_true", help="delete every logged question (of --course, if given)")
+    action.add_argument("--status", action="store_true",
+                        help="say whether the report is on and which settings file turned it on (--format json)")
 
 
 def _date(text: str) -> dt.date:
@@ -57,6 +61,11 @@ def _date(text: str) -> dt.date:
 
 def cmd_report(args) -> int:
     """Run ``lantern report``; returns the exit code (errors raise :class:`LanternError`)."""
+    if args.status:
+        from .status import print_status
+
+        print_status(args.format)
+        return 0
     if args.export:
         with QuestionLog(log_path(), retention_days()) as log:
             count = log.export(args.export, args.course, args.since)
@@ -95,8 +104,11 @@ def _write_report(args) -> None:
         with QuestionLog(path, retention_days()) as log:
             rows = log.questions(args.course, args.since)
     if not rows and not report_enabled():
+        from ..system_settings import system_settings_path
+
         print("note: no questions are logged: the instructor's report is off on this PC; turn it on with "
-              '"instructor_report": true in the settings file, or merge the files of lab PCs with --merge.',
+              f"instructor_report = true in {system_settings_path()} (`lantern report --status` says more), "
+              "or merge the files of lab PCs with --merge.",
               file=sys.stderr)
     fmt = args.format or _format_of(args.output)
     filters = {"course": args.course, "since": args.since, "guides": course_guides(args.course, rows)}

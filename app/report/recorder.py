@@ -1,7 +1,8 @@
 """Whether the instructor's report is on, where its log lives, and the recorder that the CLI's
 ``ask`` and the window call when a reply finishes.
 
-The report is off by default. It is on when the settings file says ``"instructor_report": true``
+The report is off by default. It is on when the settings say ``instructor_report`` (the lab-wide
+file of app/system_settings.py decides it when it sets it, else the user's file)
 or the environment has ``LANTERN_REPORT=1`` (for scripted checks; ``LANTERN_REPORT=0`` turns it
 off whatever the settings say). The log is ``questions.sqlite`` in ``$LANTERN_REPORT_DIR``, or in
 a ``report`` folder beside the settings file (:func:`app.config.settings_path`).
@@ -34,7 +35,7 @@ PAUSED_WORDS = "Logging for the instructor's report is paused ({why}); answers g
 
 def report_enabled(settings: Settings | None = None) -> bool:
     """True when the report is on: ``$LANTERN_REPORT`` (``1``/``true``/``yes``/``on`` or
-    ``0``/``false``/``no``/``off``) when set, else the settings file's ``instructor_report``."""
+    ``0``/``false``/``no``/``off``) when set, else the settings' ``instructor_report`` (app/config.py)."""
     env = os.environ.get("LANTERN_REPORT", "").strip().lower()
     if env in ("1", "true", "yes", "on"):
         return True

@@ -1,0 +1,157 @@
+"""The lab-wide settings file (app/system_settings.py, issue 28): read under the user's own file, the
+admin's choice wins for the instructor's report, a damaged file is one sentence, and `lantern report
+--status` says which file turned the report on. (conftest points LANTERN_SYSTEM_SETTINGS at a
+temporary file, so /etc/lantern/settings.toml of the machine running the tests is never read.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.config import Settings, setting_source, settings_path, settings_problems
+from app.report.recorder import report_enabled
+from app.report.status import report_status
+from app.system_settings import system_settings_path
+
+
+def _system(text: str) -> Path:
+    path = Path(os.environ["LANTERN_SYSTEM_SETTINGS"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _user(values: dict) -> Path:
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(values), encoding="utf-8")
+    return path
+
+
+def test_system_file_is_in_the_platforms_machine_wide_folder(monkeypatch):
+    monkeypatch.delenv("LANTERN_SYSTEM_SETTINGS")
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert system_settings_path() == Path("/etc/lantern/settings.toml")
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("ProgramData", r"D:\ProgramData")
+    assert system_settings_path() == Path(r"D:\ProgramData") / "Lantern" / "settings.toml"
+    monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", "/srv/lab/lantern.toml")
+    assert system_settings_path() == Path("/srv/lab/lantern.toml")
+
+
+def test_without_any_file_the_report_is_off_and_comes_from_the_default(monkeypatch):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    assert Settings.load() == Settings() and settings_problems() == []
+    assert not report_enabled() and setting_source("instructor_report") is None
+    assert report_status()["decided_by"] == "default"
+
+
+def test_the_admins_report_choice_wins_over_the_students_file(monkeypatch):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    system = _system("# written by the installer\ninstructor_report = true\nreport_retention_days = 30\n")
+    user = _user({"instructor_report": False, "report_retention_days": 3000, "font_size": 14})
+    settings = Settings.load()
+    assert settings.instructor_report is True and settings.report_retention_days == 30  # the admin's
+    assert settings.font_size == 14  # not an admin setting: the user's own value
+    assert report_enabled() and setting_source("instructor_report") == system
+    assert setting_source("font_size") == user
+    # ... both ways: a lab admin who said no is not overruled by a student's file either.
+    _system("instructor_report = false\n")
+    _user({"instructor_report": True})
+    assert not report_enabled() and setting_source("instructor_report") == system
+    # The environment variable for scripted checks still decides over both files.
+    monkeypatch.setenv("LANTERN_REPORT", "1")
+    assert report_enabled() and report_status()["decided_by"] == "environment"
+
+
+def test_other_lab_wide_values_are_defaults_under_the_users_file(monkeypatch):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    _system('threads = 4\nmodel_url = "http://10.0.0.5:8080"\n')
+    assert Settings.load().threads == 4 and Settings.load().model_url == "http://10.0.0.5:8080"
+    _user({"threads": 2, "instructor_report": True})
+    assert Settings.load().threads == 2
+    assert report_enabled() and report_status()["decided_by"] == "user file"  # the lab-wide file does not set it
+
+
+def test_saving_from_the_window_does_not_freeze_the_lab_wide_values():
+    system = _system("threads = 4\ninstructor_report = true\n")
+    settings = Settings.load()
+    settings.font_size = 15
+    settings.save()
+    saved = json.loads(settings_path().read_text(encoding="utf-8"))
+    assert saved["font_size"] == 15 and "threads" not in saved and "instructor_report" not in saved
+    system.write_text("threads = 6\ninstructor_report = false\n", encoding="utf-8")  # the admin changes the lab's
+    assert Settings.load().threads == 6 and Settings.load().instructor_report is False
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("instructor_report = tru\n", "is not valid TOML"),
+    ("instructor_report = true\ninstructor_report = false\n", "is not valid TOML"),
+    (b"\xff\xfe instructor_report = true", "could not be read (UnicodeDecodeError)"),
+])
+def test_a_damaged_system_file_is_one_sentence_and_the_defaults(text, expected, monkeypatch):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    path = Path(os.environ["LANTERN_SYSTEM_SETTINGS"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    _user({"font_size": 13})
+    assert Settings.load() == Settings(font_size=13)  # the user's own file still counts
+    problems = settings_problems()
+    assert len(problems) == 1 and problems[0].startswith(f"The lab-wide settings file {path} ")
+    assert expected in problems[0] and problems[0].count(". ") == 0
+    assert not report_enabled()
+
+
+def test_bad_values_and_unknown_names_in_the_system_file_are_named(monkeypatch):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    path = _system('instructor_report = "yes"\nreport = true\nreport_retention_days = 0\nthreads = 2\n')
+    assert Settings.load() == Settings(threads=2)
+    problems = settings_problems()
+    assert any(p.startswith(f"The setting `instructor_report` in {path} must be true or false (got \"yes\")")
+               for p in problems)
+    assert f"The setting `report` in {path} is not one Lantern knows (did you mean `instructor_report`?); " \
+           "it is ignored." in problems
+    assert any("`report_retention_days`" in p and "between 1 and 3650" in p for p in problems)
+    assert not report_enabled()
+
+
+def test_report_status_says_which_file_turned_it_on(monkeypatch, capsys):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    system = _system("instructor_report = true\n")
+    _user({"instructor_report": False})
+    assert main(["report", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"The instructor's report is on on this PC: the lab-wide settings file {system} sets "
+                          "instructor_report = true (a user's own settings file cannot change it).")
+    assert "holds 0 questions; each is kept 90 days." in out
+    assert main(["report", "--status", "--format", "json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["on"] is True and status["decided_by"] == "lab-wide file" and status["file"] == str(system)
+    system.unlink()
+    assert main(["report", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"The instructor's report is off on this PC: the user's settings file {settings_path()} "
+                          'sets "instructor_report": false.')
+    assert f"The lab-wide settings file {system} does not exist;" in out
+
+
+def test_report_status_with_a_damaged_system_file_is_a_warning_not_a_traceback(tmp_path):
+    path = tmp_path / "settings.toml"
+    path.write_text("[instructor_report\n", encoding="utf-8")
+    env = {**os.environ, "LANTERN_SYSTEM_SETTINGS": str(path)}
+    env.pop("LANTERN_REPORT", None)
+    done = subprocess.run([sys.executable, "-m", "app", "report", "--status"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"warning: The lab-wide settings file {path} is not valid TOML")
+    assert done.stderr.count("\n") == 1
+    assert done.stdout.startswith("The instructor's report is off on this PC: no settings file sets")
