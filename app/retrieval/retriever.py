@@ -348,12 +348,12 @@ class Retriever:
         exact = {cid: 1.0 for cid in exact_ids}
         tuning = self.settings
         if self.fusion == "weighted":
-            lexical_weight = tuning.lexical_weight
+            semantic_weight, lexical_weight = tuning.leg_weights(self.stemmer)  # the lexical leg leads outside English
             if tuning.adaptive_coverage and cosine and lexical_ids:
                 coverage = self._best_coverage(query, lexical_ids)
                 lexical_weight *= min(1.0, coverage / tuning.adaptive_coverage)
             return weighted_score_fusion([cosine, lexical, exact],
-                                         [tuning.semantic_weight, lexical_weight, tuning.exact_weight])
+                                         [semantic_weight, lexical_weight, tuning.exact_weight])
         bonus = {cid: tuning.additive_exact * exact.get(cid, 0.0) for cid in candidates}
         return additive_fusion(lexical, cosine, tuning.additive_c, bonus)
 
