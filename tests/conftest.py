@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -54,6 +55,29 @@ void loop() { digitalWrite(2, HIGH); delay(500); digitalWrite(2, LOW); delay(500
 
 The wi-fi radio is not used in this lesson.
 """
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Garbage is collected in the main thread only once a test used Qt (as the app does, see
+    app/gui/collector.py): automatic collection, which runs in whichever thread allocates, would
+    otherwise free a window of an earlier test in a worker thread, and Qt crashes (a segfault).
+    Automatic collection is turned off for the rest of the session at the first test using
+    ``qtbot`` or ``qapp``; after each test (its fixtures and arguments released), a full collection
+    follows a Qt test and the collection that is due (:func:`app.gui.collector.collect_due`) any other."""
+    qt_test = bool({"qtbot", "qapp"} & set(getattr(item, "fixturenames", ())))
+    if qt_test:
+        gc.disable()
+    try:
+        return (yield)
+    finally:
+        if qt_test:
+            gc.disable()  # (again: a test may have turned it on)
+            gc.collect()
+        elif not gc.isenabled():
+            from app.gui.collector import collect_due
+
+            collect_due()
 
 
 @pytest.fixture(autouse=True)

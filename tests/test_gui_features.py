@@ -446,7 +446,8 @@ def test_new_conversation_while_answering_stops_then_clears(qtbot, windows, gui_
     window.worker.sentence.connect(sentences.append)
     ask_with_enter(qtbot, window, QUESTION)
     # The evidence and a checked sentence on screen (the window gets them through queued signals).
-    qtbot.waitUntil(lambda: window.answer_view.toPlainText().startswith(REPLY), timeout=5000)
+    # ``sentences`` is appended to in the worker thread, possibly just after the window drew the sentence.
+    qtbot.waitUntil(lambda: window.answer_view.toPlainText().startswith(REPLY) and bool(sentences), timeout=5000)
     assert sentences and "From the guides:" in window.answer_view.toPlainText()
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         qtbot.keyClick(window, Qt.Key_N, Qt.ControlModifier)

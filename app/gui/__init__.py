@@ -128,17 +128,20 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
 
 
 def _start_application():
-    """The QApplication, with the log file, the error dialog, the settings' language and font size."""
+    """The QApplication, with the log file, the error dialog, the settings' language and font size,
+    and the garbage collector moved to the GUI thread."""
     from PySide6.QtWidgets import QApplication
 
     from ..config import Settings
     from ..logfile import start_log_file
     from .appearance import apply_font_size
+    from .collector import start_collector
     from .translation import install_translators
 
     start_log_file()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Lantern")
+    start_collector(app)  # garbage is collected in this (the GUI) thread only: app/gui/collector.py
     _install_excepthook()
     settings = Settings.load()
     install_translators(settings.ui_language)  # the settings' language, else the system's; English without a .qm

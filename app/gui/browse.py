@@ -236,7 +236,7 @@ class GuideSearch(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(SEARCH_DELAY_MS)
         self._timer.timeout.connect(self.search)
-        self.box.textChanged.connect(lambda _text: self._timer.start())
+        self.box.textChanged.connect(self._typed)  # a method, not a lambda holding self (app/gui/collector.py)
         self.box.returnPressed.connect(self.search)
         self.box.down_pressed.connect(self._to_results)
 
@@ -287,6 +287,9 @@ class GuideSearch(QWidget):
         item.setData(LOCATION_ROLE, match.chunk_id)
         item.setToolTip(join_heading(match.source, match.heading))
         return item
+
+    def _typed(self, _text: str) -> None:
+        self._timer.start()  # search once the typing pauses
 
     def _to_results(self) -> None:
         if self.results.count():

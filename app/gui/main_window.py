@@ -36,6 +36,7 @@ from .answer_flow import AnswerFlow
 from .appearance import apply_font_size, apply_palette
 from .ask_panel import AskPanel
 from .browse import ContentsTree, GuideSearch
+from .collector import collect_soon
 from .conversation import HISTORY_TURNS, Conversation, Exchange, memory_text  # noqa: F401
 from .flow_state import FlowState
 from .layout_state import restore_layout, save_layout
@@ -359,6 +360,7 @@ class MainWindow(QMainWindow, FlowState):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
         self.save_layout()
         self.shutdown()
+        collect_soon()  # the closed window is collected in the GUI thread (app/gui/collector.py)
         super().closeEvent(event)
 
     def shutdown(self) -> None:

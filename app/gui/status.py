@@ -28,7 +28,7 @@ class StatusArea(QObject):
         self.message_label.setAccessibleName(tr("Status"))
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
-        self._message_timer.timeout.connect(lambda: self.show_status(""))
+        self._message_timer.timeout.connect(self._clear_message)  # a method, not a lambda holding self
         self.course_label = FitLabel(bundle.title, max_lines=1)
         self.course_label.setAccessibleName(tr("Course"))
         self.course_label.setToolTip(str(bundle.path))
@@ -84,6 +84,9 @@ class StatusArea(QObject):
         self.fit()
         if text and timeout_ms:
             self._message_timer.start(timeout_ms)
+
+    def _clear_message(self) -> None:
+        self.show_status("")
 
     def text(self) -> str:
         """The status bar's message ('' when none)."""

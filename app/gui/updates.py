@@ -78,14 +78,17 @@ class CourseUpdateWatch(QObject):
         self._timer.timeout.connect(self.check)
         self.watcher = QFileSystemWatcher(self)
         self._watch()
-        self.watcher.fileChanged.connect(lambda _path: self._timer.start())
-        self.watcher.directoryChanged.connect(lambda _path: self._timer.start())
+        self.watcher.fileChanged.connect(self._changed)  # methods, not lambdas holding self
+        self.watcher.directoryChanged.connect(self._changed)
 
     def stop(self) -> None:
         """Watch no more (the window is closing): nothing is checked or emitted after this."""
         self._stopped = True
         self._timer.stop()
         self.watcher.blockSignals(True)
+
+    def _changed(self, _path: str) -> None:
+        self._timer.start()  # check once the file settles
 
     def _watch(self) -> None:
         """Watch the file and its folder (a rename over the file ends the file's own watch)."""
