@@ -89,3 +89,50 @@ def test_a_truncated_model_file_is_refused_not_raised(tmp_path):
     tokenizer().save(str(folder / "tokenizer.json"))
     model, reason = load_relevance_model(folder)
     assert model is None and "could not be loaded" in reason
+
+
+def _folder_with_config(tmp_path, config: str):
+    folder = tmp_path / "relevance"
+    folder.mkdir(parents=True)
+    (folder / "model.onnx").write_bytes(b"never read: the config is refused first")
+    tokenizer().save(str(folder / "tokenizer.json"))
+    (folder / "config.json").write_text(config, encoding="utf-8")
+    return folder
+
+
+def test_a_config_naming_an_unknown_use_is_refused_in_one_sentence(tmp_path):
+    for config in ('{"max_tokens": 128, "uses": ["blocks", "gate"]}', '{"uses": "blocks"}'):
+        model, reason = load_relevance_model(_folder_with_config(tmp_path / str(len(config)), config))
+        assert model is None and "uses" in reason and "rerank, blocks" in reason and "\n" not in reason
+
+
+class _UsesModel:
+    """A relevance model that records what it was asked and calls the first text the answer."""
+
+    def __init__(self, uses) -> None:
+        self.uses = frozenset(uses)
+        self.calls: list[list[str]] = []
+
+    def score(self, question, passages):
+        from app.retrieval.relevance import Scores
+        self.calls.append(list(passages))
+        return Scores(np.linspace(1.0, 0.0, len(passages), dtype=np.float32), 0)
+
+
+def test_a_blocks_model_never_reranks_and_a_rerank_model_never_scores_blocks(bundle, fake_embedder):
+    from app.answer.answerer import Assistant
+    from app.retrieval.retriever import Retriever
+
+    question = "How do I blink the LED?"
+    blocks_only = _UsesModel(["blocks"])
+    Assistant(Retriever(bundle, fake_embedder, relevance=blocks_only), None).answer(question)
+    assert blocks_only.calls, "the block scorer asked the model"
+    chunk_texts = {row.text for row in bundle.chunks(list(range(1, bundle.chunk_count() + 1))).values()}
+    assert not any(set(call) & chunk_texts for call in blocks_only.calls), "no whole chunk was re-ranked"
+
+    rerank_only = _UsesModel(["rerank"])
+    Retriever(bundle, fake_embedder, relevance=rerank_only).search(question)
+    asked = len(rerank_only.calls)
+    assert asked == 1 and set(rerank_only.calls[0]) <= chunk_texts
+    Assistant(Retriever(bundle, fake_embedder, relevance=rerank_only), None).answer(question)
+    assert all(set(call) <= chunk_texts for call in rerank_only.calls), "no block was scored"

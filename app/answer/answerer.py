@@ -183,7 +183,7 @@ class Assistant:
     def _relevance_scorers(self, question: str) -> list[RelevanceScorer]:
         """The ``relevance`` block scorer with the retriever's relevance model; [] without one."""
         model = self.retriever.relevance
-        if model is None:
+        if model is None or "blocks" not in getattr(model, "uses", ("blocks",)):
             return []
         return [RelevanceScorer(lambda texts: [float(p) for p in model.score(question, texts).probability],
                                 self._quote_settings)]

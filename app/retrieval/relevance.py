@@ -35,6 +35,10 @@ MAX_QUESTION_TOKENS = 96
 #: Tokens of a (question, passage) pair when the model's config does not say: what it was trained with.
 DEFAULT_MAX_TOKENS = 256
 FILES = ("model.onnx", "tokenizer.json")
+#: Where a model may be used (its ``config.json`` ``uses``): ``rerank``, re-ordering the fused chunks
+#: (app/retrieval/rerank.py); ``blocks``, choosing the answer blocks inside the quoted passages
+#: (``RelevanceScorer``, app/answer/scorers.py). A model trained on one kind of text is used for that one.
+USES = ("rerank", "blocks")
 
 
 class Session(Protocol):
@@ -58,8 +62,11 @@ class RelevanceModel:
     ``input_ids``, ``attention_mask``, ``token_type_ids``, ``(batch, tokens) int64``; output
     ``(batch, 1)`` logits); ``tokenizer`` is a ``tokenizers.Tokenizer`` of the model's vocabulary."""
 
-    def __init__(self, session: Session, tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(self, session: Session, tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 uses: Sequence[str] = USES) -> None:
         self.session = session
+        #: where the model is used (a subset of :data:`USES`)
+        self.uses = frozenset(uses)
         self.tokenizer = tokenizer
         self.max_tokens = max(16, int(max_tokens))
         self.tokenizer.no_truncation()
@@ -126,14 +133,18 @@ def _load(folder: Path, expected_sha256: str | None, threads: int) -> RelevanceM
         if actual != expected_sha256:
             raise ModelError(f"The relevance model {folder / 'model.onnx'} has sha256 {actual[:12]}…, not the "
                              f"manifest's {expected_sha256[:12]}…, so passages are ranked without it; run `make models`.")
-    max_tokens = DEFAULT_MAX_TOKENS
+    max_tokens, uses = DEFAULT_MAX_TOKENS, USES
     config = folder / "config.json"
     if config.is_file():
         try:
-            max_tokens = int(json.loads(config.read_text(encoding="utf-8")).get("max_tokens", DEFAULT_MAX_TOKENS))
+            settings = json.loads(config.read_text(encoding="utf-8"))
+            max_tokens = int(settings.get("max_tokens", DEFAULT_MAX_TOKENS))
+            uses = tuple(settings.get("uses", USES))
+            if not set(uses) <= set(USES) or isinstance(settings.get("uses"), str):
+                raise ValueError(uses)
         except (ValueError, TypeError, AttributeError):
-            raise ModelError(f"The relevance model's {config} is not valid JSON with a whole-number max_tokens; "
-                             "run `make models` to restore it.") from None
+            raise ModelError(f"The relevance model's {config} is not valid JSON with a whole-number max_tokens and "
+                             f"a list of uses among {', '.join(USES)}; run `make models` to restore it.") from None
     from ..embedding import disable_onnxruntime_telemetry
 
     disable_onnxruntime_telemetry()  # before onnxruntime is first imported (app/embedding.py says why)
@@ -149,4 +160,4 @@ def _load(folder: Path, expected_sha256: str | None, threads: int) -> RelevanceM
     except Exception as exc:  # onnxruntime and tokenizers raise their own types for damaged files
         raise ModelError(f"The relevance model in {folder} could not be loaded ({type(exc).__name__}), so passages "
                          "are ranked without it; run `make models` to restore it.") from exc
-    return RelevanceModel(session, tokenizer, max_tokens)
+    return RelevanceModel(session, tokenizer, max_tokens, uses)

@@ -212,7 +212,8 @@ class Retriever:
         fused = self._fuse(query, found.lexical_ids, found.semantic_ids, found.exact_ids, found.bm25, found.vector,
                            found.similarity, found.folder_lists)
         rows: dict = {}
-        if self.relevance is not None and self.settings.rerank_depth > 0:
+        if self.relevance is not None and self.settings.rerank_depth > 0 and \
+                "rerank" in getattr(self.relevance, "uses", ("rerank",)):
             rows.update(self.bundle.chunks([cid for cid, _ in fused[:self.settings.rerank_depth]]))
             fused = rerank(query, fused, lambda cid: rows[cid].text, self.relevance,
                            self.settings.rerank_depth, self.settings.rerank_weight)
