@@ -89,7 +89,7 @@ def _add_build_command(sub) -> None:
                            "(reuse unchanged embeddings)",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("source_dir", type=Path, help="folder holding the course guides")
-    build.add_argument("-o", "--output", type=Path, required=True, help="bundle file to write (.sqlite)")
+    build.add_argument("-o", "--output", type=str, required=True, help="bundle file to write (.sqlite)")
     build.add_argument("--title", default="", help="course title shown in the app (default: the title of the -o bundle "
                        "being rebuilt, else the folder name)")
     build.add_argument("--id", dest="course_id", default="", metavar="ID",

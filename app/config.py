@@ -143,8 +143,10 @@ def _read_layers(cls) -> tuple["Settings", list[str], dict[str, Path]]:
 def _read_user_file() -> tuple[dict, list[str]]:
     """The user's settings file as a dict (empty when missing or unusable) and its problems."""
     path = settings_path()
+    if path.is_dir():
+        return {}, [f"The settings file {path} is a folder, not a file; the defaults are used. Move it away."]
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a leading byte-order mark (Windows editors) is skipped
     except FileNotFoundError:
         return {}, []
     except (OSError, UnicodeDecodeError) as exc:

@@ -44,14 +44,27 @@ def system_settings_path() -> Path:
     return Path("/etc/lantern/settings.toml")
 
 
+def file_state(path: Path) -> str:
+    """How ``path`` stands, as words after its name: ``exists``, ``is a folder, not a settings file``,
+    ``is not a regular file`` (``/dev/null``) or ``does not exist``."""
+    if path.is_file():
+        return "exists"
+    if path.is_dir():
+        return "is a folder, not a settings file"
+    return "is not a regular file" if path.exists() else "does not exist"
+
+
 def read_system_file(known: Iterable[str]) -> tuple[dict, list[str]]:
     """``(values, problems)``: the system-wide file's top-level settings whose names are in
     ``known`` (not yet type-checked), and one sentence for a file that cannot be read or parsed
     (then ``values`` is empty) or for each name Lantern does not know (ignored). A missing file
-    gives ``({}, [])``."""
+    gives ``({}, [])``; a UTF-8 byte-order mark at its start (Windows editors write one) is skipped."""
     path = system_settings_path()
+    if path.is_dir():
+        return {}, [f"The lab-wide settings file {path} is a folder, not a file; its settings are not used: "
+                    "point LANTERN_SYSTEM_SETTINGS (or the lab's settings.toml) at a TOML file."]
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         return {}, []
     except (OSError, UnicodeDecodeError) as exc:

@@ -367,6 +367,24 @@ def test_build_refuses_an_output_inside_the_course_or_that_is_not_a_bundle_and_t
         build_bundle(course, notes, FakeEmbedder())
 
 
+def test_build_refuses_an_output_ending_in_a_separator_instead_of_writing_a_file_named_like_the_folder(
+        course, tmp_path, capsys, monkeypatch):
+    """Trial s8: `-o newdir/` (no such folder yet) wrote a bundle FILE named newdir."""
+    import app.embedding
+    from app.cli import main
+
+    monkeypatch.setattr(app.embedding, "FastEmbedder", FakeEmbedder)
+    folder = tmp_path / "newdir"
+    assert main(["build", str(course), "-o", f"{folder}/"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: The output {folder}/ ends with '/', so it names a folder, not a bundle file; "
+                          f"nothing was written. Give -o a file name such as {folder}/") and err.count("\n") == 1, err
+    assert not folder.exists()
+    with pytest.raises(LanternError, match="names a folder, not a bundle file"):
+        build_bundle(course, f"{folder}/", FakeEmbedder())
+    assert not folder.exists()
+
+
 def test_build_refuses_another_courses_bundle_unless_forced_and_rebuilds_its_own_in_place(
         course, tmp_path, capsys, monkeypatch):
     import app.embedding

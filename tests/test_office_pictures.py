@@ -120,3 +120,17 @@ def test_pictures_past_the_document_total_are_alt_text(monkeypatch):
 def test_alt_text_cannot_break_out_of_the_image_reference():
     collector = pictures_module.Pictures()
     assert collector.reference("a] (x) [b\\", "p", PICTURE) == f"![a\\] (x) \\[b\\\\]({NAME})"
+
+
+def test_pictures_past_the_document_count_are_alt_text_and_the_total_is_kept_as_they_come():
+    magic = b"\x89PNG\r\n\x1a\n"
+    many = [magic + i.to_bytes(4, "big") for i in range(pictures_module.MAX_DOCUMENT_PICTURES + 3)]
+    collector = pictures_module.Pictures()
+    notes = [collector.reference(f"p{i}", f"media/p{i}.png", data) for i, data in enumerate(many)]
+    limit = pictures_module.MAX_DOCUMENT_PICTURES
+    assert len(collector.kept) == limit and notes[limit - 1].startswith("![p")
+    assert notes[limit:] == [f"(Image: p{i})" for i in range(limit, limit + 3)]
+    assert collector.reference("again", "media/p0.png", many[0]).startswith("![again]")  # kept already: no cost
+    assert collector.kept_bytes == sum(len(data) for data in many[:limit])
+    assert f"3 pictures shown as their alt text only (first: media/p{limit}.png: past the {limit:,} pictures" \
+        in collector.summary()

@@ -152,3 +152,74 @@ def test_no_program_for_the_file_and_a_write_failure_are_one_sentence(kept, qtbo
     assert failed.args[0].startswith("No program on this PC opens .pptx files; a copy is at ")
     with pytest.raises(LanternError, match=r"^Could not write a copy of lessons/relays.pptx to open it"):
         original_file.write_private_copy("lessons/relays.pptx", DECK, tmp_path / "no" / "such" / "folder")
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+DESKTOP_ENTRY = b"[Desktop Entry]\nType=Application\nExec=sh -c 'touch /tmp/pwned'\n"
+
+
+@pytest.mark.parametrize(("guide", "data"), [
+    ("lessons/relays.pptx", DESKTOP_ENTRY),                                      # not a zip at all
+    ("lessons/relays.pptx", _zip({"ppt/presentation.xml": b"<p/>"})),          # no [Content_Types].xml
+    ("notes.docx", _zip({"[Content_Types].xml": b"<T/>", "ppt/presentation.xml": b"<p/>"})),  # a deck named .docx
+    ("book.epub", _zip({"mimetype": b"application/vnd.oasis.opendocument.text"})),  # wrong mimetype
+    ("lab.odt", _zip({"content.xml": b"<x/>"})),                                # no mimetype member
+    ("handout.pdf", b"#!/bin/sh\nrm -rf ~\n"),
+    ("lab.ipynb", b"[1, 2, 3]"),
+    ("lab.ipynb", b"\x7fELF\x02\x01"),
+])
+def test_an_original_whose_bytes_are_not_its_type_is_refused_even_with_a_matching_hash(guide, data, monkeypatch):
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: pytest.fail("nothing may be opened"))
+    monkeypatch.setattr(original_file, "write_private_copy", lambda *a: pytest.fail("nothing may be written"))
+    with pytest.raises(LanternError, match=rf"^The original of {guide} in this bundle is not a \.\w+ file; "):
+        original_file.open_original(_FakeBundle(data, data), guide)
+
+
+@pytest.mark.parametrize(("guide", "data"), [
+    ("lessons/relays.pptx", DECK),
+    ("book.epub", _zip({"mimetype": b"application/epub+zip", "META-INF/container.xml": b"<c/>"})),
+    ("lab.odp", _zip({"mimetype": b"application/vnd.oasis.opendocument.presentation"})),
+    ("handout.pdf", b"%PDF-1.7\n..."),
+    ("lab.ipynb", b'{"cells": [], "nbformat": 4}'),
+])
+def test_an_original_of_its_own_type_is_accepted(guide, data):
+    assert original_file.original_bytes(_FakeBundle(data, data), guide) == data
+
+
+def test_opening_the_same_original_again_reuses_its_copy(tmp_path, monkeypatch):
+    monkeypatch.setattr(original_file, "_PRIVATE_FOLDERS", {})
+    writes: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(original_file.os, "open", lambda path, *a: writes.append(str(path)) or real_open(path, *a))
+    copies = {original_file.write_private_copy("lessons/relays.pptx", DECK, tmp_path) for _ in range(50)}
+    assert len(copies) == 1 and len(writes) == 1
+    other = original_file.write_private_copy("other/relays.pptx", DECK + b"x", tmp_path)  # same name, other bytes
+    assert other != next(iter(copies)) and other.read_bytes() == DECK + b"x"
+    assert len(list(tmp_path.iterdir())) == 1  # one private folder for the process
+    copy = next(iter(copies))
+    os.chmod(copy, 0o600)
+    copy.write_bytes(b"changed by someone")
+    assert original_file.write_private_copy("lessons/relays.pptx", DECK, tmp_path).read_bytes() == DECK
+
+
+def test_rebuilding_in_place_without_the_option_says_the_originals_were_dropped(tmp_path):
+    course = _course(tmp_path)
+    out = tmp_path / "b.sqlite"
+    build_bundle(course, out, FakeEmbedder(), keep_originals=True)
+    report = build_bundle(course, out, FakeEmbedder())
+    assert ('the bundle being rebuilt kept 1 original file for "Open the original file"; this build does not '
+            "keep them (build with --keep-originals to keep them)") in report.notes
+    assert not any("does not keep them" in note for note in build_bundle(course, out, FakeEmbedder()).notes)
+    build_bundle(course, out, FakeEmbedder(), keep_originals=True)
+    assert not any("does not keep them" in note
+                   for note in build_bundle(course, out, FakeEmbedder(), keep_originals=True).notes)

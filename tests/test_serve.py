@@ -479,3 +479,25 @@ def test_a_student_who_leaves_gives_up_their_place_in_line(bundle_path):
         release.set()
         first.join(10)
     assert waiting == 2 and left == 1
+
+
+def test_a_kept_original_is_never_served_whatever_its_stored_type(bundle_path):
+    """Trial s8: a bundle whose MIME column says image/svg+xml for an original served the .pptx."""
+    import hashlib
+
+    from app.bundle.schema import CONTENT_DIGEST_KEY, connect, content_digest
+
+    data = b"PK\x03\x04 not a picture"
+    conn = connect(str(bundle_path), read_only=False)
+    with conn:
+        for path in (".lantern-originals/lessons/relays.pptx", ".LANTERN-ORIGINALS/lessons/x.svg",
+                     "images/slides.pptx"):
+            conn.execute("INSERT INTO assets VALUES (?, ?, ?, ?)",
+                         (path, "image/svg+xml", hashlib.sha256(data).hexdigest(), data))
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    app = create_app(_library(bundle_path))
+    for path in (".lantern-originals/lessons/relays.pptx", ".LANTERN-ORIGINALS/lessons/x.svg", "images/slides.pptx"):
+        status, body = _raw_get(app, f"/asset/course/{path}")
+        assert status == 404 and data not in body, path
+    assert _raw_get(app, "/asset/course/images/wiring.svg")[0] == 200

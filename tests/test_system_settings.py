@@ -155,3 +155,33 @@ def test_report_status_with_a_damaged_system_file_is_a_warning_not_a_traceback(t
     assert done.stderr.startswith(f"warning: The lab-wide settings file {path} is not valid TOML")
     assert done.stderr.count("\n") == 1
     assert done.stdout.startswith("The instructor's report is off on this PC: no settings file sets")
+
+
+def test_a_byte_order_mark_at_the_start_of_either_settings_file_is_skipped(monkeypatch):
+    """Trial s8: Windows editors write a UTF-8 BOM, and the admin's report was then off."""
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    Path(_system("")).write_bytes(b"\xef\xbb\xbfinstructor_report = true\n")
+    user = _user({})
+    user.write_bytes(b"\xef\xbb\xbf" + json.dumps({"font_size": 13}).encode())
+    assert settings_problems() == []
+    assert Settings.load() == Settings(font_size=13, instructor_report=True)
+    assert report_enabled()
+
+
+def test_a_folder_given_as_a_settings_file_is_called_a_folder(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", str(tmp_path))
+    problems = settings_problems()
+    assert problems == [f"The lab-wide settings file {tmp_path} is a folder, not a file; its settings are not "
+                        "used: point LANTERN_SYSTEM_SETTINGS (or the lab's settings.toml) at a TOML file."]
+    assert main(["report", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert f"The lab-wide settings file {tmp_path} is a folder, not a settings file;" in out
+    assert "does not exist" not in out
+    if os.name == "posix":  # /dev/null exists but is not a file
+        monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", os.devnull)
+        assert main(["report", "--status"]) == 0
+        assert f"The lab-wide settings file {os.devnull} is not a regular file;" in capsys.readouterr().out
+    user = settings_path()
+    user.mkdir(parents=True)
+    assert any(p.startswith(f"The settings file {user} is a folder, not a file;") for p in settings_problems())

@@ -30,7 +30,7 @@ from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.language import check_language, detect_language
 from .library import bundle_identity, check_course_id, default_course_id
-from .originals import is_original, keep_original_files
+from .originals import dropped_originals_note, is_original, keep_original_files
 from .plan import CoursePlan, Progress, corpus_version, plan_course
 from .schema import CONTENT_DIGEST_KEY, connect, content_digest
 from .writer import write_bundle
@@ -100,7 +100,7 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
         conn.close()
 
 
-def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: str = "",
+def build_bundle(source_dir: Path, output: Path | str, embedder: Embedder, *, title: str = "",
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",
@@ -124,6 +124,7 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     """
     started = time.perf_counter()
     notify = progress or (lambda stage, done, total: None)
+    _refuse_folder_name(output, course_id or "course")
     output = Path(output)
     course_id = check_course_id(course_id) if course_id else default_course_id(source_dir)
     if language:
@@ -138,6 +139,8 @@ def build_bundle(source_dir: Path, output: Path, embedder: Embedder, *, title: s
     notes = list(plan.notes)
     if keep_originals:
         notes.append(keep_original_files(source_dir, plan))
+    elif dropped := dropped_originals_note(output):
+        notes.append(dropped)
     if kept_title:
         notes.append(f"kept the title {kept_title!r} of the bundle being rebuilt (--title changes it)")
     detected = language is None
@@ -222,16 +225,18 @@ def _bundle_meta(path: Path) -> dict[str, str] | None:
         conn.close()
 
 
-def check_output(output: Path, source_dir: Path, course_id: str, *, force: bool = False) -> dict[str, str]:
+def check_output(output: Path | str, source_dir: Path, course_id: str, *, force: bool = False) -> dict[str, str]:
     """Refuse a build's ``output`` that it must not replace, before anything is read or written, and
     return the ``meta`` of the bundle it will replace ({} when there is none).
 
-    Raises :class:`LanternError` (one sentence; nothing was written) when ``output`` is a folder or
-    not a regular file, lies inside ``source_dir`` (the course's own README.md, say, or any file
+    Raises :class:`LanternError` (one sentence; nothing was written) when ``output`` is a folder, a
+    ``str`` ending in a path separator (``out/``: a folder's name, even if none exists yet), or not a
+    regular file, lies inside ``source_dir`` (the course's own README.md, say, or any file
     beside the guides; symbolic links are followed), exists and is not a Lantern bundle (an empty
     file is fine), or is the bundle of a course id other than ``course_id`` and ``force`` is False.
     Rebuilding the same course's bundle in place is allowed (that is an incremental rebuild), even
     when that bundle is damaged but still readable as a bundle."""
+    _refuse_folder_name(output, course_id)
     output = Path(output)
     try:
         inside = output.resolve().is_relative_to(Path(source_dir).resolve())
@@ -258,6 +263,14 @@ def check_output(output: Path, source_dir: Path, course_id: str, *, force: bool 
                            f"written. Give -o another file name, pass --id {theirs} if it is the same course, or "
                            "--force to replace it.")
     return meta
+
+
+def _refuse_folder_name(output: Path | str, course_id: str) -> None:
+    """Raise :class:`LanternError` when ``output`` is given as text ending in a path separator, which
+    names a folder (``Path`` drops the separator, so a file named like the folder would be written)."""
+    if isinstance(output, str) and output.endswith(("/", os.sep)):
+        raise LanternError(f"The output {output} ends with {output[-1]!r}, so it names a folder, not a bundle file; "
+                           f"nothing was written. Give -o a file name such as {output}{course_id}.sqlite.")
 
 
 def _check_writable(output: Path) -> None:

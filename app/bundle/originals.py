@@ -13,11 +13,17 @@ bundle was built is not kept (with a warning).
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import apsw
+
 from ..ingest.reader import IMAGE_TYPES
 from ..records import SourceDoc
+from .schema import connect
 
 if TYPE_CHECKING:
     from .plan import CoursePlan
@@ -36,6 +42,13 @@ ORIGINAL_TYPES = {
 }
 
 
+#: Office Open XML types -> the parts their archive must hold.
+_OFFICE_PARTS = {".docx": ("[Content_Types].xml", "word/document.xml"),
+                 ".pptx": ("[Content_Types].xml", "ppt/presentation.xml")}
+#: Zip types whose ``mimetype`` member names their type (OpenDocument and EPUB).
+_MIMETYPE_MEMBER = (".odt", ".odp", ".epub")
+
+
 def original_path(guide: str) -> str:
     """The asset path of ``guide``'s original file: ``.lantern-originals/<guide path>``."""
     return f"{ORIGINALS_FOLDER}/{guide}"
@@ -50,6 +63,38 @@ def original_extension(guide: str) -> str:
     """The lower-case extension of ``guide`` when its original may be kept and opened, else ``""``."""
     suffix = Path(guide).suffix.lower()
     return suffix if suffix in ORIGINAL_TYPES else ""
+
+
+def _zip_holds(data: bytes, extension: str) -> bool:
+    """Whether ``data`` is a zip archive with the parts an ``extension`` file must have."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            if extension in _OFFICE_PARTS:
+                return all(part in names for part in _OFFICE_PARTS[extension])
+            info = archive.getinfo("mimetype") if "mimetype" in names else None
+            return info is not None and info.file_size < 100 and \
+                archive.read(info).strip() == ORIGINAL_TYPES[extension].encode()
+    except (zipfile.BadZipFile, OSError, RuntimeError, ValueError, NotImplementedError):
+        return False
+
+
+def fits_its_type(guide: str, data: bytes) -> bool:
+    """Whether the bytes ``data`` of ``guide``'s original are a file of the type its extension says:
+    a zip with ``[Content_Types].xml`` and the main part (``.docx``, ``.pptx``), a zip whose
+    ``mimetype`` member names its type (``.odt``, ``.odp``, ``.epub``), ``%PDF-`` first (``.pdf``),
+    a JSON object (``.ipynb``). ``False`` for any other extension."""
+    extension = original_extension(guide)
+    if extension == ".pdf":
+        return data.startswith(b"%PDF-")
+    if extension == ".ipynb":
+        try:
+            return isinstance(json.loads(data), dict)
+        except (ValueError, RecursionError):
+            return False
+    if extension in _OFFICE_PARTS or extension in _MIMETYPE_MEMBER:
+        return zipfile.is_zipfile(io.BytesIO(data)) and _zip_holds(data, extension)
+    return False
 
 
 def asset_mime(asset: str) -> str:
@@ -93,3 +138,24 @@ def keep_original_files(source_dir: Path, plan: CoursePlan) -> str:
     size = sum(sizes[path] for path in kept)
     return (f"kept {len(kept):,} original file{'s' if len(kept) != 1 else ''} ({size:,} bytes) in the bundle "
             "for \"Open the original file\" (--keep-originals)")
+
+
+def dropped_originals_note(output: Path) -> str:
+    """The note for a rebuild without ``--keep-originals`` over a bundle that kept originals: how many
+    it held and that they are not kept now (``""`` when ``output`` holds none or is no readable
+    bundle). Never raises."""
+    if not Path(output).is_file():
+        return ""
+    try:
+        conn = connect(str(output), read_only=True)
+        try:
+            count = conn.execute("SELECT count(*) FROM assets WHERE substr(path, 1, ?) = ?",
+                                 (len(ORIGINALS_FOLDER) + 1, f"{ORIGINALS_FOLDER}/")).fetchall()[0][0]
+        finally:
+            conn.close()
+    except (apsw.Error, IndexError):
+        return ""
+    if not count:
+        return ""
+    return (f"the bundle being rebuilt kept {count:,} original file{'s' if count != 1 else ''} for \"Open the "
+            "original file\"; this build does not keep them (build with --keep-originals to keep them)")

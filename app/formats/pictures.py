@@ -11,7 +11,7 @@ Markdown that stands for it:
   hidden, so it never names a file of the course folder (the reader skips hidden folders);
 - any other picture (EMF/WMF drawings, TIFF, SVG, a part that is not a picture at all, a linked
   picture outside the file, one over the size limit, or past :data:`MAX_DOCUMENT_PICTURE_BYTES`
-  for the whole document) becomes ``(Image: alt text)``, as before, and is counted in
+  or :data:`MAX_DOCUMENT_PICTURES` for the whole document) becomes ``(Image: alt text)``, as before, and is counted in
   :attr:`Pictures.skipped` so the reader can say so in one line.
 
 The alt text is kept either way, so a search for words of a picture's description still finds it.
@@ -35,6 +35,8 @@ MEDIA_FOLDER = ".lantern-media"
 MAX_PICTURE_BYTES = 4 * 1024 * 1024
 #: Most picture bytes kept from one document (32 MiB); the pictures after that are alt text only.
 MAX_DOCUMENT_PICTURE_BYTES = 32 * 1024 * 1024
+#: Most distinct pictures kept from one document; the pictures after that are alt text only.
+MAX_DOCUMENT_PICTURES = 2000
 #: Hex characters of the sha256 that name a stored picture (64 bits).
 DIGEST_CHARS = 16
 #: First bytes -> extension of the picture formats the viewer draws.
@@ -70,11 +72,12 @@ class Pictures:
 
     kept: dict[str, bytes] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    _kept_bytes: int = field(default=0, init=False, repr=False)
 
     @property
     def kept_bytes(self) -> int:
-        """Bytes of all pictures kept so far."""
-        return sum(len(data) for data in self.kept.values())
+        """Bytes of all pictures kept so far (a running total, updated by :meth:`reference`)."""
+        return self._kept_bytes
 
     def reference(self, alt: str, part: str, data: bytes | None) -> str:
         """The Markdown for one picture: an image reference when it is kept, else ``(Image: alt)``.
@@ -86,7 +89,9 @@ class Pictures:
             self.skipped.append(why)
             return image_note(alt)
         name = picture_name(data)
-        self.kept[name] = data
+        if name not in self.kept:
+            self.kept[name] = data
+            self._kept_bytes += len(data)
         return f"![{_alt(alt)}]({name})"
 
     def member(self, archive: zipfile.ZipFile, name: str, alt: str) -> str:
@@ -114,8 +119,12 @@ class Pictures:
             return f"{part[:80]}: not a PNG, JPEG or GIF picture"
         if len(data) > MAX_PICTURE_BYTES:
             return f"{part[:80]}: {len(data):,} bytes, over the {MAX_PICTURE_BYTES:,}-byte limit for one picture"
-        if picture_name(data) not in self.kept and self.kept_bytes + len(data) > MAX_DOCUMENT_PICTURE_BYTES:
+        if picture_name(data) in self.kept:
+            return ""
+        if self.kept_bytes + len(data) > MAX_DOCUMENT_PICTURE_BYTES:
             return f"{part[:80]}: past the {MAX_DOCUMENT_PICTURE_BYTES:,} bytes of pictures kept from one document"
+        if len(self.kept) >= MAX_DOCUMENT_PICTURES:
+            return f"{part[:80]}: past the {MAX_DOCUMENT_PICTURES:,} pictures kept from one document"
         return ""
 
     def summary(self) -> str:

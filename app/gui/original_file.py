@@ -5,12 +5,14 @@ opened in the program the PC uses for that kind of file.
 The original's bytes come from the bundle (app/bundle/originals.py), never from the course folder
 or the network. Before anything is written, the guide's extension must be one of the document types
 of :data:`app.bundle.originals.ORIGINAL_TYPES` (a bundle naming ``tool.exe`` or ``run.sh`` is
-refused) and the bytes' sha256 must equal the guide's. The copy goes to a new private folder of the
-system's temporary folder (only this user may read it), under the guide's own file name, read-only,
-and is handed to the system through :meth:`QDesktopServices.openUrl` as a ``file:`` URL. Nothing is
-ever run by Lantern itself; the system opens a document with its default program. Copies are left
-to the system's usual clean-up of temporary files (the program may still have them open when
-Lantern quits).
+refused), the bytes' sha256 must equal the guide's, and the bytes must be a file of that type
+(:func:`app.bundle.originals.fits_its_type`: a bundle whose hash was recomputed over other bytes is
+still refused). The copy goes to one private folder of the system's temporary folder per process
+(only this user may read it), in a sub-folder named by the digest, under the guide's own file name,
+read-only, and is handed to the system through :meth:`QDesktopServices.openUrl` as a ``file:`` URL;
+opening the same original again reuses that copy while its bytes still match. Nothing is ever run
+by Lantern itself; the system opens a document with its default program. Copies are left to the
+system's usual clean-up of temporary files (the program may still have them open when Lantern quits).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QToolButton
 
-from ..bundle.originals import is_original, original_extension, original_path
+from ..bundle.originals import fits_its_type, is_original, original_extension, original_path
 from ..errors import LanternError
 from .translation import tr
 
@@ -47,18 +49,52 @@ def original_bytes(bundle, guide: str) -> bytes:
     if not rows or rows[0][0] != hashlib.sha256(data).hexdigest():
         raise LanternError(tr("The original of {guide} in this bundle does not match the guide; ask your "
                               "instructor to build the bundle again.").format(guide=guide))
+    if not fits_its_type(guide, data):
+        raise LanternError(tr("The original of {guide} in this bundle is not a {kind} file; Lantern will not "
+                              "open it, so ask your instructor to build the bundle again.")
+                           .format(guide=guide, kind=original_extension(guide)))
     return data
 
 
+#: This process's private folder for copies, per parent folder (None: the system's temporary folder).
+_PRIVATE_FOLDERS: dict[Path | None, Path] = {}
+
+
+def _private_folder(folder: Path | None) -> Path:
+    """This process's private folder (mode 0700) under ``folder``, made on first use (again if removed)."""
+    private = _PRIVATE_FOLDERS.get(folder)
+    if private is None or not private.is_dir():
+        private = Path(tempfile.mkdtemp(prefix="lantern-original-", dir=folder))
+        _PRIVATE_FOLDERS[folder] = private
+    return private
+
+
+def _holds(target: Path, digest: str) -> bool:
+    """Whether the file ``target`` exists and its sha256 is ``digest``."""
+    try:
+        return hashlib.sha256(target.read_bytes()).hexdigest() == digest
+    except OSError:
+        return False
+
+
 def write_private_copy(guide: str, data: bytes, folder: Path | None = None) -> Path:
-    """Write ``data`` to a new private folder (mode 0700) under ``folder`` (default: the system's
-    temporary folder) as the guide's file name, read-only for this user; returns its path.
+    """Write ``data`` as the guide's file name, read-only for this user, to ``<private>/<digest>/``,
+    where ``<private>`` is this process's private folder (mode 0700) under ``folder`` (default: the
+    system's temporary folder); returns its path. A copy already there with the same bytes is
+    reused, so opening one original many times writes it once.
 
     Raises :class:`LanternError` when it cannot be written (a full disk, no temporary folder)."""
     name = posixpath.basename(guide)
+    digest = hashlib.sha256(data).hexdigest()
     try:
-        private = Path(tempfile.mkdtemp(prefix="lantern-original-", dir=folder))
-        target = private / name
+        holder = _private_folder(folder) / digest[:32]
+        holder.mkdir(mode=0o700, exist_ok=True)
+        target = holder / name
+        if _holds(target, digest):
+            return target
+        if target.exists():  # a copy changed since: replace it (read-only, so writable first for Windows)
+            os.chmod(target, 0o600)
+            target.unlink()
         handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o400)
         with os.fdopen(handle, "wb") as out:
             out.write(data)

@@ -11,7 +11,7 @@ import json
 import os
 
 from ..config import Settings, setting_source
-from ..system_settings import system_settings_path
+from ..system_settings import file_state, system_settings_path
 from .log import LogError, QuestionLog
 from .recorder import log_path, report_enabled, retention_days
 
@@ -19,7 +19,8 @@ from .recorder import log_path, report_enabled, retention_days
 def report_status() -> dict:
     """The report's state as a JSON-ready dict: ``on`` (bool), ``decided_by`` (``environment``,
     ``lab-wide file``, ``user file`` or ``default``), ``file`` (the settings file that decided, or
-    None), ``system_file`` (the lab-wide file's path, and ``system_file_exists``), ``retention_days``
+    None), ``system_file`` (the lab-wide file's path, ``system_file_exists`` and ``system_file_state``:
+    :func:`app.system_settings.file_state`), ``retention_days``
     (days), ``log`` (the log's path), ``questions`` (rows in it now; None when it cannot be read) and
     ``log_problem`` (one sentence, or None). Never raises."""
     settings = Settings.load()
@@ -42,7 +43,8 @@ def report_status() -> dict:
             questions, problem = None, str(exc)
     system = system_settings_path()
     return {"on": report_enabled(settings), "decided_by": decided_by, "file": file, "system_file": str(system),
-            "system_file_exists": system.is_file(), "retention_days": retention_days(settings), "log": str(path),
+            "system_file_exists": system.is_file(), "system_file_state": file_state(system),
+            "retention_days": retention_days(settings), "log": str(path),
             "questions": questions, "log_problem": problem}
 
 
@@ -58,7 +60,7 @@ def status_text(status: dict) -> str:
            "default": "no settings file sets instructor_report (off is the default)"}[status["decided_by"]]
     lines = [f"The instructor's report is {state} on this PC: {why}."]
     if status["decided_by"] != "lab-wide file":
-        exists = "exists" if status["system_file_exists"] else "does not exist"
+        exists = status["system_file_state"]
         lines.append(f"The lab-wide settings file {status['system_file']} {exists}; a lab admin turns the report on "
                      "there (instructor_report = true) or with `sudo dpkg-reconfigure lantern`.")
     if status["log_problem"]:

@@ -7,7 +7,7 @@ Routes (all read-only; nothing a request does writes a bundle, the settings or t
 - ``POST /api/search`` ``{"course", "query", "k"}``: the ``search --json`` document of DESIGN.md;
 - ``POST /api/ask`` ``{"course", "question", "history"}``: server-sent events (:mod:`app.serve.asking`);
 - ``GET /guide/<course id>/<course path>``: one guide as a page; ``GET /asset/<course id>/<course path>``:
-  one of the bundle's images.
+  one of the bundle's images (by its extension and stored type; a kept original is never served).
 
 Errors are JSON ``{"error": one sentence}`` with the status code (400 bad input, 404 unknown course or
 guide, 413 too large, 415 not JSON, 429 rate limit with ``Retry-After`` in seconds, 503 busy). Every
@@ -20,6 +20,7 @@ import logging
 import math
 from collections import OrderedDict
 from contextlib import asynccontextmanager
+from pathlib import PurePosixPath
 from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
@@ -30,7 +31,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..bundle.originals import is_original
 from ..errors import BundleError, LanternError
+from ..ingest.reader import IMAGE_TYPES as IMAGE_EXTENSIONS
 from .asking import AskRunner
 from .courses import CourseLibrary, UnknownCourse
 from .limits import RateLimiter, RequestError, checked_history, checked_text, read_json_body
@@ -192,10 +195,16 @@ class LanternWeb:
         course = self.library.course(request.path_params["course"])
         path = _course_path(request.path_params["path"])
         bundle = await run_in_threadpool(self.library.bundle, course.course_id)
-        found = bundle.asset(path) if path in bundle.asset_paths else None
+        found = bundle.asset(path) if path in bundle.asset_paths and _image_path(path) else None
         if found is None or found[0] not in IMAGE_TYPES:
             return _error("That image is not in this course.", 404)
         return Response(found[1], media_type=found[0], headers={"cache-control": "max-age=3600"})
+
+
+def _image_path(path: str) -> bool:
+    """Whether the asset ``path`` may be served as an image: an image's extension, and never a kept
+    original (``.lantern-originals/``, any case), whatever MIME type the bundle stores with it."""
+    return not is_original(path.lower()) and PurePosixPath(path).suffix.lower() in IMAGE_EXTENSIONS
 
 
 def _course_path(path: str) -> str:

@@ -952,6 +952,10 @@
         <translation>El original de {guide} en este paquete no corresponde a la guía; pida a su profesor que vuelva a construir el paquete.</translation>
     </message>
     <message>
+        <source>The original of {guide} in this bundle is not a {kind} file; Lantern will not open it, so ask your instructor to build the bundle again.</source>
+        <translation>El original de {guide} en este paquete no es un archivo {kind}; Lantern no lo abrirá, así que pida a su profesor que vuelva a construir el paquete.</translation>
+    </message>
+    <message>
         <source>Could not write a copy of {guide} to open it ({reason}); free some disk space and try again.</source>
         <translation>No se pudo escribir una copia de {guide} para abrirla ({reason}); libere espacio en disco e inténtelo de nuevo.</translation>
     </message>

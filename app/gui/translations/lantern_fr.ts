@@ -952,6 +952,10 @@
         <translation>L&apos;original de {guide} dans ce paquet ne correspond pas au guide&#xa0;; demandez à votre enseignant de reconstruire le paquet.</translation>
     </message>
     <message>
+        <source>The original of {guide} in this bundle is not a {kind} file; Lantern will not open it, so ask your instructor to build the bundle again.</source>
+        <translation>L&apos;original de {guide} dans ce paquet n&apos;est pas un fichier {kind}&#xa0;; Lantern ne l&apos;ouvrira pas, demandez à votre enseignant de reconstruire le paquet.</translation>
+    </message>
+    <message>
         <source>Could not write a copy of {guide} to open it ({reason}); free some disk space and try again.</source>
         <translation>Impossible d&apos;écrire une copie de {guide} pour l&apos;ouvrir ({reason})&#xa0;; libérez de l&apos;espace disque et réessayez.</translation>
     </message>
