@@ -6,7 +6,7 @@ Character spans are ``(start, end)`` offsets into the decoded source text (Pytho
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 HEADING_SEPARATOR = " › "
 
@@ -78,13 +78,9 @@ class Chunk:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """A ranked retrieval result; ``score`` is the fused score, higher is better.
-
-    ``lexical_rank`` / ``semantic_rank`` are 1-based ranks in each leg (None when the
-    chunk was not among that leg's candidates); ``similarity`` is the cosine
-    similarity of query and chunk embeddings in [-1, 1] (None in keyword-only mode).
-    """
+class ChunkRow:
+    """One chunk as the bundle stores it (what :class:`~app.bundle.reader.BundleReader` returns): ``span`` is
+    ``(start, end)`` characters into the source text."""
 
     chunk_id: int
     key: str
@@ -93,11 +89,63 @@ class Hit:
     anchor: str
     span: tuple[int, int]
     text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked retrieval result; ``score`` is the fused score, higher is better.
+
+    ``lexical_rank`` / ``semantic_rank`` are 1-based ranks in each leg (None when the
+    chunk was not among that leg's candidates); ``similarity`` is the cosine
+    similarity of query and chunk embeddings in [-1, 1] (None in keyword-only mode).
+    ``row`` is the chunk itself; its fields read through the hit (``hit.text``, ``hit.span``, …).
+    """
+
+    row: ChunkRow
     score: float
     lexical_rank: int | None = None
     semantic_rank: int | None = None
     similarity: float | None = None
     exact_match: bool = False
+
+    @classmethod
+    def make(cls, chunk_id: int, key: str, source: str, heading: str, anchor: str, span: tuple[int, int],
+             text: str, score: float, **ranks) -> Hit:
+        """A hit over a chunk given field by field (fakes in tests, passages read back from an export);
+        ``ranks``: ``lexical_rank``, ``semantic_rank``, ``similarity``, ``exact_match``."""
+        return cls(ChunkRow(chunk_id, key, source, heading, anchor, span, text), score, **ranks)
+
+    def with_text(self, text: str, span: tuple[int, int] | None = None) -> Hit:
+        """This hit over the same chunk with ``text`` (and ``span``) replaced: a masked or trimmed passage."""
+        return replace(self, row=replace(self.row, text=text, span=self.row.span if span is None else span))
+
+    @property
+    def chunk_id(self) -> int:
+        return self.row.chunk_id
+
+    @property
+    def key(self) -> str:
+        return self.row.key
+
+    @property
+    def source(self) -> str:
+        return self.row.source
+
+    @property
+    def heading(self) -> str:
+        return self.row.heading
+
+    @property
+    def anchor(self) -> str:
+        return self.row.anchor
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.row.span
+
+    @property
+    def text(self) -> str:
+        return self.row.text
 
 
 @dataclass(frozen=True)

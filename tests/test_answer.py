@@ -195,8 +195,8 @@ def test_other_subsections_of_a_quoted_section_found_by_retrieval_are_named_with
     from app.records import Hit, Passage
 
     def passage(n: int, heading: str, source: str = "lessons/oled.md") -> Passage:
-        return Passage(n, Hit(chunk_id=n, key=f"{source}#{n}", source=source, heading=heading, anchor=str(n),
-                              span=(0, 1), text="x", score=1.0))
+        return Passage(n, Hit.make(chunk_id=n, key=f"{source}#{n}", source=source, heading=heading, anchor=str(n),
+                                   span=(0, 1), text="x", score=1.0))
 
     blank = "Lesson 4 › Troubleshooting: the display stays blank"
     quoted = [passage(1, f"{blank} › display.display() is missing"), passage(2, f"{blank} › Garbled picture")]

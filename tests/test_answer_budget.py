@@ -1,6 +1,7 @@
 """Context budget, sentence-level support, context-window fitting, numbering and degraded states."""
 
 import json
+from dataclasses import replace
 
 from app.answer.answerer import Assistant
 from app.answer.budget import ContextBudget, select_passages, trim_to_window
@@ -17,8 +18,13 @@ QUESTION = "My OLED display stays blank. Which I2C address?"
 
 
 def _hit(text: str, start: int = 100) -> Hit:
-    return Hit(chunk_id=1, key="g.md#a:0", source="g.md", heading="G › A", anchor="a",
-               span=(start, start + len(text)), text=text, score=1.0)
+    return Hit.make(chunk_id=1, key="g.md#a:0", source="g.md", heading="G › A", anchor="a",
+                    span=(start, start + len(text)), text=text, score=1.0)
+
+
+def _moved(hit: Hit, source: str, score: float) -> Hit:
+    """``hit``'s chunk in another guide, with another fused score."""
+    return replace(hit, row=replace(hit.row, source=source), score=score)
 
 
 def test_trimming_keeps_the_window_with_the_question_words_and_narrows_the_span():
@@ -101,8 +107,8 @@ def test_extractive_answer_quotes_only_passages_near_the_best():
     from app.answer.extractive import extractive_answer
 
     best = _hit("If the display stays blank, check the I2C address 0x3C first.")
-    close = replace(_hit("A blank display can also mean the I2C wiring is loose."), source="other.md", score=0.9)
-    weak = replace(_hit("The blank display guide mentions the I2C bus once."), source="third.md", score=0.3)
+    close = _moved(_hit("A blank display can also mean the I2C wiring is loose."), "other.md", 0.9)
+    weak = _moved(_hit("The blank display guide mentions the I2C bus once."), "third.md", 0.3)
     same_guide_weak = replace(_hit("Blank display: run the I2C scanner sketch."), score=0.2)
     text, cited = extractive_answer(QUESTION, [Passage(1, best), Passage(2, close), Passage(3, weak)])
     assert [p.n for p in cited] == [1, 2] and "[3]" not in text

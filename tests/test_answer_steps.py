@@ -13,8 +13,8 @@ from app.usertext import clean_user_text
 
 
 def hit(n: int, text: str = "The display needs the I2C address 0x3C.") -> Hit:
-    return Hit(chunk_id=n, key=f"g.md#{n}", source="g.md", heading=f"Lesson › Part {n}", anchor=str(n),
-               span=(0, len(text)), text=text, score=1.0)
+    return Hit.make(chunk_id=n, key=f"g.md#{n}", source="g.md", heading=f"Lesson › Part {n}", anchor=str(n),
+                    span=(0, len(text)), text=text, score=1.0)
 
 
 def test_checked_question_cleans_and_refuses():

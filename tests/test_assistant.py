@@ -111,8 +111,8 @@ def test_ask_lists_a_passage_a_checked_sentence_cites_that_the_quotes_did_not(ca
     from app.records import Hit, Passage
 
     def passage(n: int, heading: str) -> Passage:
-        return Passage(n, Hit(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=heading, anchor=str(n),
-                              span=(0, 10), text="Some text.", score=1.0))
+        return Passage(n, Hit.make(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=heading, anchor=str(n),
+                                   span=(0, 10), text="Some text.", score=1.0))
 
     quoted, extra = passage(1, "Guide › Wiring"), passage(3, "Guide › Blink")
 
@@ -139,8 +139,8 @@ def test_ask_prints_the_answer_then_the_checked_sentences_then_sources_numbered_
     from app.answer.answerer import Assistant
     from app.records import Hit, Passage
 
-    passages = tuple(Passage(n, Hit(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=f"Guide › S{n}",
-                                    anchor=str(n), span=(0, 10), text="Some text.", score=1.0)) for n in range(1, 7))
+    passages = tuple(Passage(n, Hit.make(chunk_id=n, key=f"g.md#{n}", source="lessons/g.md", heading=f"Guide › S{n}",
+                                         anchor=str(n), span=(0, 10), text="Some text.", score=1.0)) for n in range(1, 7))
     by_n = {p.n: p for p in passages}
 
     def answer(self, question, history=None, *, on_evidence=None, on_sentence=None, should_stop=None):

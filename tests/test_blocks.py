@@ -11,8 +11,8 @@ from app.text.lexical import LexicalIndex, build_index
 
 def _passage(text: str, n: int = 1, heading: str = "Course › Lesson", source: str = "g.md",
              start: int = 0, score: float = 1.0) -> Passage:
-    return Passage(n, Hit(chunk_id=n, key=f"{source}#a:{n}", source=source, heading=heading, anchor="a",
-                          span=(start, start + len(text)), text=text, score=score))
+    return Passage(n, Hit.make(chunk_id=n, key=f"{source}#a:{n}", source=source, heading=heading, anchor="a",
+                               span=(start, start + len(text)), text=text, score=score))
 
 
 PRINCIPLES = """## Design principles

@@ -43,8 +43,8 @@ WHEN = datetime(2026, 12, 2, 10, 30, tzinfo=timezone.utc)
 
 
 def passage(n: int, source: str, heading: str) -> Passage:
-    return Passage(n, Hit(chunk_id=n, key=f"{source}#x:{n}", source=source, heading=heading, anchor="x",
-                          span=(0, 10), text="text", score=1.0))
+    return Passage(n, Hit.make(chunk_id=n, key=f"{source}#x:{n}", source=source, heading=heading, anchor="x",
+                               span=(0, 10), text="text", score=1.0))
 
 
 OLED = passage(2, "lessons/oled.md", "Lesson 4: OLED display › Troubleshooting › Blank display")

@@ -45,8 +45,8 @@ SETTINGS = AnswerSettings()
 
 def _passage(text: str = "x", n: int = 1, source: str = "g.md", score: float = 1.0, start: int = 0,
              heading: str = "Course › Lesson") -> Passage:
-    return Passage(n, Hit(chunk_id=n, key=f"{source}#a:{n}", source=source, heading=heading, anchor="a",
-                          span=(start, start + len(text)), text=text, score=score))
+    return Passage(n, Hit.make(chunk_id=n, key=f"{source}#a:{n}", source=source, heading=heading, anchor="a",
+                               span=(start, start + len(text)), text=text, score=score))
 
 
 def _unit(text: str, order: int = 0, kind: str = "sentence", heading: str = "Lesson", start: int = 0,

@@ -161,8 +161,8 @@ def test_quote_selection_cuts_the_blocks_with_the_courses_stemmer(language):
     """Both sentences hold the question's noun; only the course's stemmer sees the verb in the second."""
     case = COURSES[language]
     text = case["passage"]
-    passage = Passage(1, Hit(chunk_id=1, key="g.md#a:1", source="g.md", heading="Lesson", anchor="a",
-                             span=(0, len(text)), text=text, score=1.0))
+    passage = Passage(1, Hit.make(chunk_id=1, key="g.md#a:1", source="g.md", heading="Lesson", anchor="a",
+                                  span=(0, len(text)), text=text, score=1.0))
     chosen = {stemmer: choose_quotes(case["question"], [passage], per_passage=1,
                                      settings=AnswerSettings(language=language, stemmer=stemmer))[0].markdown
               for stemmer in ("english", stemmer_for(language))}

@@ -16,8 +16,8 @@ PINS = "Wire the display's SDA pin to GPIO 21 and power it from the 3.3V pin of 
 
 
 def _passage(n: int, text: str, heading: str = "Lesson › Task") -> Passage:
-    return Passage(n, Hit(chunk_id=n, key=f"g{n}.md#a:0", source=f"g{n}.md", heading=heading, anchor="a",
-                          span=(0, len(text)), text=text, score=1.0))
+    return Passage(n, Hit.make(chunk_id=n, key=f"g{n}.md#a:0", source=f"g{n}.md", heading=heading, anchor="a",
+                               span=(0, len(text)), text=text, score=1.0))
 
 
 def test_normalising_joins_pins_units_and_thousands():

@@ -353,7 +353,7 @@ def window(qtbot, hostile):
 
 
 def _passage(n: int, source: str, text: str) -> Passage:
-    return Passage(n, Hit(n, f"{source}#links:0", source, "Lesson 2: Sensor › Links", "links", (0, len(text)), text, 1.0))
+    return Passage(n, Hit.make(n, f"{source}#links:0", source, "Lesson 2: Sensor › Links", "links", (0, len(text)), text, 1.0))
 
 
 def test_a_guide_link_in_a_quote_opens_the_guide(qtbot, window, monkeypatch):

@@ -14,7 +14,6 @@ the model is not asked), ``declined-off-topic`` and ``declined-injection``.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Callable
 
@@ -127,9 +126,7 @@ class Assistant:
         if len(lessons) < 2:
             return None
         rows = bundle.chunks([firsts[path] for path, _ in lessons])
-        passages = [Passage(n, Hit(chunk_id=cid, key=row.key, source=row.source, heading=row.heading,
-                                   anchor=row.anchor, span=row.span, text=row.text, score=1.0))
-                    for n, (cid, row) in enumerate(((firsts[path], rows[firsts[path]]) for path, _ in lessons), 1)]
+        passages = [Passage(n, Hit(rows[firsts[path]], 1.0)) for n, (path, _) in enumerate(lessons, 1)]
         items = "\n".join(f"{n}. {title} [{n}]" for n, (_, title) in enumerate(lessons, 1))
         note = reply_text("from_guides", self.language)
         return f"{reply_text('outline', self.language, from_guides=note, count=len(lessons))}\n\n{items}", passages
@@ -162,7 +159,7 @@ class Assistant:
         for hit in hits:
             spans = [(a, b) for a, b in self.planted_spans(hit.source) if a < hit.span[1] and b > hit.span[0]]
             if spans:
-                hit = dataclasses.replace(hit, text=mask_spans(hit.text, spans, hit.span[0]))
+                hit = hit.with_text(mask_spans(hit.text, spans, hit.span[0]))
                 if not re.search(r"\w", hit.text):
                     continue
             kept.append(hit)
@@ -293,7 +290,7 @@ class Assistant:
         """The passages for the model's prompt (:meth:`select_passages` for the retrieval query),
         a passage with a planted block blanked out squeezed (:func:`_squeeze`)."""
         masked = {h.key for h in hits if any(a < h.span[1] and b > h.span[0] for a, b in self.planted_spans(h.source))}
-        return [Passage(p.n, dataclasses.replace(p.hit, text=_squeeze(p.hit.text))) if p.hit.key in masked else p
+        return [Passage(p.n, p.hit.with_text(_squeeze(p.hit.text))) if p.hit.key in masked else p
                 for p in self.select_passages(hits, query)]
 
     def _model_answer(self, llm: ChatModel, asked: _Asked, found: _Evidence, turn: _Turn, timings: dict,

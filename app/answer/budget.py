@@ -13,7 +13,6 @@ to that window, so a citation highlights exactly what the model read.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -102,6 +101,6 @@ def select_passages(hits: list[Hit] | tuple[Hit, ...], question: str, budget: Co
                                         stemmer)
             text = hit.text[start:end]
             tokens = count_tokens(text)
-        chosen.append(dataclasses.replace(hit, text=text, span=(hit.span[0] + start, hit.span[0] + end)))
+        chosen.append(hit.with_text(text, (hit.span[0] + start, hit.span[0] + end)))
         used += tokens
     return [Passage(n, h) for n, h in enumerate(chosen, 1)]

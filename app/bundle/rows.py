@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..records import ChunkRow
+
+__all__ = ["MATCH_END", "MATCH_START", "ChunkRow", "GuideMatch", "SourceInfo"]
+
 #: Markers around matched words in :attr:`GuideMatch.snippet`.
 MATCH_START, MATCH_END = "\x02", "\x03"
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """One chunk as stored: ``span`` is ``(start, end)`` characters into the source text."""
-
-    chunk_id: int
-    key: str
-    source: str
-    heading: str
-    anchor: str
-    span: tuple[int, int]
-    text: str
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def _passages(items: object) -> tuple[Passage, ...]:
     found = []
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("n"), int) and isinstance(item.get("source"), str):
-            found.append(Passage(item["n"], Hit(chunk_id=0, key=str(item.get("chunk_key", "")), source=item["source"],
+            found.append(Passage(item["n"], Hit.make(chunk_id=0, key=str(item.get("chunk_key", "")), source=item["source"],
                                                 heading=str(item.get("heading", "")), anchor=str(item.get("anchor", "")),
                                                 span=(0, 0), text="", score=0.0)))  # spans are not exported
     return tuple(found)

@@ -242,9 +242,7 @@ class Retriever:
         exact = set(found.exact_ids)
         similarity = found.similarity
         return tuple(
-            Hit(chunk_id=cid, key=rows[cid].key, source=rows[cid].source, heading=rows[cid].heading,
-                anchor=rows[cid].anchor, span=rows[cid].span, text=rows[cid].text, score=float(score),
-                lexical_rank=lexical_rank.get(cid), semantic_rank=semantic_rank.get(cid),
+            Hit(rows[cid], float(score), lexical_rank=lexical_rank.get(cid), semantic_rank=semantic_rank.get(cid),
                 similarity=similarity.get(cid), exact_match=cid in exact)
             for cid, score in fused if cid in rows)
 
