@@ -130,7 +130,7 @@ def test_report_status_says_which_file_turned_it_on(monkeypatch, capsys):
     _user({"instructor_report": False})
     assert main(["report", "--status"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"The instructor's report is on on this PC: the lab-wide settings file {system} sets "
+    assert out.startswith(f"On this PC the instructor's report is on: the lab-wide settings file {system} sets "
                           "instructor_report = true (a user's own settings file cannot change it).")
     assert "holds 0 questions; each is kept 90 days." in out
     assert main(["report", "--status", "--format", "json"]) == 0
@@ -139,7 +139,7 @@ def test_report_status_says_which_file_turned_it_on(monkeypatch, capsys):
     system.unlink()
     assert main(["report", "--status"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"The instructor's report is off on this PC: the user's settings file {settings_path()} "
+    assert out.startswith(f"On this PC the instructor's report is off: the user's settings file {settings_path()} "
                           'sets "instructor_report": false.')
     assert f"The lab-wide settings file {system} does not exist;" in out
 
@@ -154,7 +154,7 @@ def test_report_status_with_a_damaged_system_file_is_a_warning_not_a_traceback(t
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"warning: The lab-wide settings file {path} is not valid TOML")
     assert done.stderr.count("\n") == 1
-    assert done.stdout.startswith("The instructor's report is off on this PC: no settings file sets")
+    assert done.stdout.startswith("On this PC the instructor's report is off: no settings file sets")
 
 
 def test_a_byte_order_mark_at_the_start_of_either_settings_file_is_skipped(monkeypatch):

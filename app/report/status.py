@@ -1,4 +1,4 @@
-"""``lantern report --status``: whether the instructor's report is on on this PC, and what turned it on.
+"""``lantern report --status``: whether the instructor's report is on for this PC, and what turned it on.
 
 What decides (the first that applies): ``$LANTERN_REPORT`` (scripted checks), the lab-wide settings
 file when it sets ``instructor_report`` (the admin's or the Debian installer's choice: a user's file
@@ -58,7 +58,7 @@ def status_text(status: dict) -> str:
            "user file": f"the user's settings file {status['file']} sets \"instructor_report\": "
                         f"{'true' if status['on'] else 'false'}",
            "default": "no settings file sets instructor_report (off is the default)"}[status["decided_by"]]
-    lines = [f"The instructor's report is {state} on this PC: {why}."]
+    lines = [f"On this PC the instructor's report is {state}: {why}."]
     if status["decided_by"] != "lab-wide file":
         exists = status["system_file_state"]
         lines.append(f"The lab-wide settings file {status['system_file']} {exists}; a lab admin turns the report on "
