@@ -25,7 +25,14 @@ from pathlib import Path
 
 from platformdirs import user_config_dir
 
-from .system_settings import ADMIN_SETTINGS, read_system_file, system_settings_path
+from .system_settings import (
+    ADMIN_SETTINGS,
+    MAX_SETTINGS_BYTES,
+    SettingsFileTooLarge,
+    read_settings_text,
+    read_system_file,
+    system_settings_path,
+)
 
 APP_NAME = "Lantern"
 
@@ -141,14 +148,19 @@ def _read_layers(cls) -> tuple["Settings", list[str], dict[str, Path]]:
 
 
 def _read_user_file() -> tuple[dict, list[str]]:
-    """The user's settings file as a dict (empty when missing or unusable) and its problems."""
+    """The user's settings file as a dict (empty when missing or unusable, or over 1,048,576 bytes:
+    then it is not read) and its problems."""
     path = settings_path()
     if path.is_dir():
         return {}, [f"The settings file {path} is a folder, not a file; the defaults are used. Move it away."]
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a leading byte-order mark (Windows editors) is skipped
+        text = read_settings_text(path)  # at most 1,048,576 bytes; a byte-order mark (Windows editors) is skipped
     except FileNotFoundError:
         return {}, []
+    except SettingsFileTooLarge as exc:
+        return {}, [f"The settings file {path} is {exc.size_words()}, more than the {MAX_SETTINGS_BYTES:,} bytes "
+                    "a settings file may have, so it was not read and the defaults are used: move it away or "
+                    "delete it (saving the settings from the window writes a new one)."]
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"The settings file {path} could not be read ({exc.__class__.__name__}); "
                     "the defaults are used. Fix or delete the file."]
@@ -205,6 +217,17 @@ def settings_problems() -> list[str]:
     """One sentence for each setting of the settings file that could not be used (empty when the
     file is fine or missing). The CLI prints them as warnings; the window shows them."""
     return _read_settings(Settings)[1]
+
+
+def lab_settings_problems() -> list[str]:
+    """One sentence for each thing of the lab-wide settings file (app/system_settings.py) that is not
+    applied: the whole file when it cannot be used (damaged, unreadable, a folder, over 1,048,576
+    bytes), a name Lantern does not know, a value of the wrong type or range. Empty when the file
+    is fine or missing. These are among :func:`settings_problems`; the window keeps them in view
+    (the admin's choice of the instructor's report may be among what is lost) and ``lantern report
+    --status`` prints them. Never raises."""
+    raw, problems = read_system_file(f.name for f in fields(Settings))
+    return problems + _checked_values(raw, system_settings_path())[1]
 
 
 def default_chat_model() -> Path:

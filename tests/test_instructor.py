@@ -219,7 +219,7 @@ def test_inspect_describes_the_bundle_and_passes_integrity(bundle_path, capsys):
     assert doc["title"] == "Test course" and doc["schema_version"] == 2
     assert doc["embedding"] == {"model_id": "fake/bag-of-words", "dim": 64, "checksum": "fake-checksum"}
     counts = doc["counts"]
-    assert counts["sources"] == 2 and counts["assets"] == 1
+    assert counts["sources"] == 2 and counts["assets"] == counts["images"] == 1 and counts["originals"] == 0
     assert counts["chunks"] == counts["chunks_fts"] == counts["chunk_vectors"] > 0
     assert doc["integrity"] == {"ok": True, "problems": [], "sampled_chunks": counts["chunks"], "sampled_assets": 1,
                                 "content_digest": "verified"}

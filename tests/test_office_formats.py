@@ -234,6 +234,30 @@ def test_word_code_set_in_a_monospace_font_becomes_one_code_block():
     assert "```\nvoid loop() {\n  digitalWrite(2, HIGH);\n}\n```\n\nThe LED turns on." in text
 
 
+def test_slide_code_set_in_a_monospace_font_becomes_a_code_block_and_a_default_deck_title_is_ignored():
+    import io
+
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    deck.core_properties.title = "PowerPoint Presentation"  # what PowerPoint writes by itself
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Blink"
+    for lines, font in ((("void loop() {", "  digitalWrite(2, HIGH);", "", "}"), "Consolas"),
+                        (("The LED turns on.", "digitalWrite(2, LOW) turns it off."), None)):
+        frame = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(2)).text_frame
+        for n, line in enumerate(lines):
+            run = (frame.paragraphs[0] if n == 0 else frame.add_paragraph()).add_run()
+            run.text = line
+            run.font.name = font
+    out = io.BytesIO()
+    deck.save(out)
+    text = document_to_markdown(out.getvalue(), ".pptx", "Blink deck")
+    assert text.startswith("# Blink\n\n## Slide 1 · Blink\n\n```\nvoid loop() {\n  digitalWrite(2, HIGH);\n\n}\n```\n\n"
+                           "The LED turns on.\n\ndigitalWrite(2, LOW) turns it off.\n")
+
+
 def test_word_footnotes_are_marked_and_listed_under_notes():
     import io
 

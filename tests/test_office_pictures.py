@@ -134,3 +134,11 @@ def test_pictures_past_the_document_count_are_alt_text_and_the_total_is_kept_as_
     assert collector.kept_bytes == sum(len(data) for data in many[:limit])
     assert f"3 pictures shown as their alt text only (first: media/p{limit}.png: past the {limit:,} pictures" \
         in collector.summary()
+    assert f"at most {limit:,} pictures and 32 MiB of them are kept from one document, so split" in collector.summary()
+
+
+def test_a_picture_refused_for_itself_does_not_speak_of_the_document_caps():
+    collector = pictures_module.Pictures()
+    collector.reference("drawing", "media/a.emf", b"\x01\x00\x00\x00 not a picture")
+    assert "not a PNG, JPEG or GIF picture); save pictures as PNG or JPEG under 4 MiB" in collector.summary()
+    assert "kept from one document" not in collector.summary()

@@ -11,6 +11,7 @@ import stat
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import hashlib  # noqa: E402
+import json  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QUrl  # noqa: E402
@@ -59,6 +60,18 @@ def test_keep_originals_stores_converted_files_with_their_digest(kept):
     assert report.assets == 1  # the deck's picture; the original is not an image
     assert f"kept 1 original file ({len(DECK):,} bytes) in the bundle" in " ".join(report.notes)
     assert check_bundle(course, out, FAKE_IDENTITY).up_to_date  # `lantern check` does not call it stale
+
+
+def test_inspect_counts_kept_originals_apart_from_images(kept, capsys):
+    out = kept[1]
+    assert main(["inspect", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"]["assets"] == 2 and doc["counts"]["images"] == 1 and doc["counts"]["originals"] == 1
+    assert doc["integrity"]["ok"] and doc["integrity"]["sampled_assets"] == 2  # the original's digest is checked too
+    assert main(["inspect", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "  images          1\n" in text and "  originals       1 (original files kept by build --keep-originals)" in text
+    assert "image and original-file digests verified" in text
 
 
 def test_originals_are_not_kept_by_default(tmp_path, qtbot):

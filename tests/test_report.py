@@ -25,6 +25,7 @@ from app.report.render import csv_cell, report_csv, report_html
 from app.report.topics import group_topics
 
 ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the window tests need no display (as in tests/test_gui.py)
 
 
 @pytest.fixture()
@@ -410,6 +411,40 @@ def test_the_window_says_logging_paused_once_and_answers_on(qtbot, windows, gui_
     with qtbot.waitSignal(window.answer_shown, timeout=5000):
         window.ask()
     assert shown == []  # said once, not at every answer
+
+
+@pytest.mark.parametrize("damage", ["instructor_report = tru\n", "too large"])
+def test_a_damaged_lab_wide_file_stays_in_view_in_the_window(qtbot, windows, gui_bundle, report_dir, damage):
+    """The admin meant the report on, but the lab-wide file cannot be read: the window says so, under the
+    question box, from its start and after answers (not only on stderr, nor only until the first question)."""
+    system = Path(os.environ["LANTERN_SYSTEM_SETTINGS"])
+    system.parent.mkdir(parents=True, exist_ok=True)
+    system.write_text("instructor_report = true\n" if damage == "too large" else damage, encoding="utf-8")
+    if damage == "too large":
+        os.truncate(system, 1_048_577)  # one byte over the limit (app.system_settings.MAX_SETTINGS_BYTES)
+    window = _answered_window(qtbot, windows, gui_bundle)
+    hook = window.feedback
+    assert hook.recorder is None and hook.notice is None  # the admin's choice was not applied: the report is off
+    lab = hook.lab_notice
+    assert lab is not None and lab.isVisible() and window.ask_panel.isAncestorOf(lab)
+    assert lab.text().startswith(f"The lab-wide settings file {system} ")
+    assert ("is not valid TOML" if damage != "too large" else "is 1,048,577 bytes") in lab.text()
+    assert lab.text().endswith("its settings are not used: ask the lab's administrator to fix it "
+                               "(or run `sudo dpkg-reconfigure lantern`)." if damage != "too large"
+                               else "ask the lab's administrator to replace it with a file of just its settings.")
+    with qtbot.waitSignal(window.answer_shown, timeout=5000):
+        window.ask()
+    assert lab.isVisible()
+    assert not report_dir.exists()
+
+
+def test_a_sound_lab_wide_file_adds_no_notice(qtbot, windows, gui_bundle, report_dir):
+    system = Path(os.environ["LANTERN_SYSTEM_SETTINGS"])
+    system.parent.mkdir(parents=True, exist_ok=True)
+    system.write_text("instructor_report = true\n", encoding="utf-8")
+    window = _answered_window(qtbot, windows, gui_bundle)
+    assert window.feedback.lab_notice is None and window.feedback.lab_problems == []
+    assert window.feedback.notice is not None and window.feedback.notice.isVisible()  # the admin's "on" applied
 
 
 def test_the_window_s_notice_is_the_recorder_s_and_is_translated():

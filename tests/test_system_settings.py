@@ -176,7 +176,7 @@ def test_a_folder_given_as_a_settings_file_is_called_a_folder(monkeypatch, tmp_p
                         "used: point LANTERN_SYSTEM_SETTINGS (or the lab's settings.toml) at a TOML file."]
     assert main(["report", "--status"]) == 0
     out = capsys.readouterr().out
-    assert f"The lab-wide settings file {tmp_path} is a folder, not a settings file;" in out
+    assert f"The lab-wide settings file {tmp_path} is a folder, not a file; its settings are not used" in out
     assert "does not exist" not in out
     if os.name == "posix":  # /dev/null exists but is not a file
         monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", os.devnull)
@@ -185,3 +185,96 @@ def test_a_folder_given_as_a_settings_file_is_called_a_folder(monkeypatch, tmp_p
     user = settings_path()
     user.mkdir(parents=True)
     assert any(p.startswith(f"The settings file {user} is a folder, not a file;") for p in settings_problems())
+
+
+# --- settings files of absurd size (issue 28): refused by their size, unread -------------------------------
+def _refuse_opening(monkeypatch, *paths: Path) -> None:
+    """Make opening any of ``paths`` fail the test (``read_text`` opens through ``Path.open`` too)."""
+    real_open = Path.open
+
+    def guarded(self, *args, **kwargs):
+        assert self not in paths, f"{self} was opened; its size alone should have refused it"
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+
+
+def test_a_50_mb_settings_file_is_refused_by_its_size_without_being_read(monkeypatch, capsys):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    system = _system("instructor_report = true\n")
+    user = _user({"font_size": 14})
+    for path in (system, user):
+        os.truncate(path, 50 * 1024 * 1024)  # the start is valid; the rest is 50 MB of NUL bytes (sparse)
+    _refuse_opening(monkeypatch, system, user)
+    assert Settings.load() == Settings()  # the defaults, nothing raised
+    problems = settings_problems()
+    assert problems == [
+        f"The lab-wide settings file {system} is 52,428,800 bytes, more than the 1,048,576 bytes a settings file "
+        "may have, so it was not read and its settings are not used: ask the lab's administrator to replace it "
+        "with a file of just its settings.",
+        f"The settings file {user} is 52,428,800 bytes, more than the 1,048,576 bytes a settings file may have, so "
+        "it was not read and the defaults are used: move it away or delete it (saving the settings from the "
+        "window writes a new one)."]
+    assert not report_enabled()
+    assert main(["report", "--status"]) == 0  # the CLI goes on: warnings, then the status
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.err.count("warning: ") == 2
+    assert problems[0] in captured.out.splitlines()
+
+
+def test_a_settings_file_of_exactly_1_mib_is_read_and_one_byte_more_is_not(monkeypatch):
+    from app.system_settings import MAX_SETTINGS_BYTES
+
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    head = "instructor_report = true\n#"
+    system = _system(head + "x" * (MAX_SETTINGS_BYTES - len(head) - 1) + "\n")
+    assert system.stat().st_size == MAX_SETTINGS_BYTES == 1_048_576
+    assert settings_problems() == [] and report_enabled()
+    system.write_text(head + "x" * (MAX_SETTINGS_BYTES - len(head)) + "\n", encoding="utf-8")
+    assert system.stat().st_size == MAX_SETTINGS_BYTES + 1
+    assert not report_enabled()
+    [problem] = settings_problems()
+    assert problem.startswith(f"The lab-wide settings file {system} is 1,048,577 bytes, more than the 1,048,576 ")
+    user = _user({"font_size": 14})
+    user.write_text(json.dumps({"font_size": 14}) + " " * MAX_SETTINGS_BYTES, encoding="utf-8")
+    assert Settings.load().font_size == 11
+    size = user.stat().st_size
+    assert any(p.startswith(f"The settings file {user} is {size:,} bytes,") for p in settings_problems())
+
+
+def test_a_file_whose_stat_size_is_wrong_is_still_read_no_further_than_the_limit():
+    """A device such as /dev/zero says 0 bytes and never ends; a file may grow after `stat`."""
+    import io
+
+    from app.system_settings import MAX_SETTINGS_BYTES, SettingsFileTooLarge, read_settings_text
+
+    class Endless:
+        def stat(self):
+            return os.stat_result((0,) * 10)
+
+        def open(self, _mode):
+            return io.BytesIO(b"#" * (3 * MAX_SETTINGS_BYTES))
+
+    with pytest.raises(SettingsFileTooLarge) as refused:
+        read_settings_text(Endless())  # type: ignore[arg-type]
+    assert refused.value.size is None and refused.value.size_words() == "more than 1,048,576 bytes"
+
+
+# --- a damaged lab-wide file: `lantern report --status` says so itself (not only a warning on stderr) --------
+def test_report_status_prints_why_the_lab_wide_file_was_not_applied(monkeypatch, capsys):
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    system = _system("instructor_report = tru\n")
+    assert main(["report", "--status"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("On this PC the instructor's report is off:")
+    assert lines[1].startswith(f"The lab-wide settings file {system} is not valid TOML")
+    assert lines[1].endswith("its settings are not used: ask the lab's administrator to fix it "
+                             "(or run `sudo dpkg-reconfigure lantern`).")
+    assert not any(line.endswith("exists; a lab admin turns the report on there (instructor_report = true) or with "
+                                 "`sudo dpkg-reconfigure lantern`.") for line in lines)
+    assert main(["report", "--status", "--format", "json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["on"] is False and status["system_file_problems"] == [lines[1]]
+    system.write_text("instructor_report = true\n", encoding="utf-8")  # repaired: nothing more to say
+    assert main(["report", "--status", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["system_file_problems"] == []

@@ -34,6 +34,7 @@ from ..errors import BundleError
 from ..ingest.screen import read_planted, screen_guide
 from .checks import span_problems
 from .library import DIGEST_MISMATCH, bundle_identity, verify_digest
+from .originals import ORIGINALS_FOLDER
 from .reader import BundleReader
 from .schema import CONTENT_DIGEST_KEY, content_digest
 
@@ -91,7 +92,8 @@ class Inspection:
         """Human-readable report."""
         c = self.counts
         e = self.embedding
-        status = (f"ok ({self.integrity.sampled_chunks} chunk and {self.integrity.sampled_assets} image digests "
+        stored = "image" if not c.get("originals") else "image and original-file"
+        status = (f"ok ({self.integrity.sampled_chunks} chunk and {self.integrity.sampled_assets} {stored} digests "
                   "verified; row counts agree)" if self.integrity.ok else "FAILED")
         out = [f"{self.path}",
                f"  title           {self.title}",
@@ -106,7 +108,9 @@ class Inspection:
                f"  embedding model {e['model_id']} ({e['dim']} dims, checksum {e['checksum'][:12]})",
                f"  guides          {c['sources']}",
                f"  chunks          {c['chunks']}",
-               f"  images          {c['assets']}",
+               f"  images          {c.get('images', c['assets'])}",
+               f"  originals       {c.get('originals', 0)}" + (" (original files kept by build --keep-originals)"
+                                                              if c.get("originals", 0) > 0 else ""),
                f"  size            {self.size_bytes / 1e6:.1f} MB ({self.size_bytes:,} bytes)",
                f"  integrity       {status}"]
         out.extend(f"    - {p}" for p in self.integrity.problems)
@@ -294,6 +298,18 @@ def _count(q, table: str) -> int:
         return -1
 
 
+def _asset_kinds(q, assets: int) -> dict:
+    """``{"images", "originals"}``: the rows of ``assets`` that are pictures, and those that are original
+    files kept by ``build --keep-originals`` (under ``.lantern-originals/``); -1 each when a damaged
+    bundle cannot count them."""
+    try:
+        originals = int(q("SELECT count(*) FROM assets WHERE substr(path, 1, ?) = ?",
+                          (len(ORIGINALS_FOLDER) + 1, ORIGINALS_FOLDER + "/"))[0][0])
+    except (apsw.Error, BundleError):
+        return {"images": -1, "originals": -1}
+    return {"images": assets - originals if assets >= 0 else -1, "originals": originals}
+
+
 def _planted(bundle: BundleReader) -> dict:
     """``planted_blocks`` and ``planted_screened`` for :class:`Inspection`: what the build recorded,
     or for a bundle built before screening, what the screen finds in its guides now (about 0.5 s per
@@ -325,6 +341,7 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
         meta = bundle.meta
         counts = {table: _count(q, table)
                   for table in ("sources", "chunks", "headings", "assets", "chunks_fts", "chunk_vectors")}
+        counts.update(_asset_kinds(q, counts["assets"]))
         who = bundle_identity(meta, Path(path))
         return Inspection(
             path=str(path), size_bytes=Path(path).stat().st_size, title=bundle.title,

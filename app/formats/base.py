@@ -18,6 +18,17 @@ _FENCE = re.compile(r"^(`{3,}|~{3,})")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 
 
+#: Fonts (lower case, by prefix) that mark text set wholly in them as code (a Word paragraph, a slide's text box).
+_MONOSPACE = ("courier", "consolas", "menlo", "monaco", "lucida console", "lucida sans typewriter", "source code",
+              "dejavu sans mono", "liberation mono", "fira code", "fira mono", "roboto mono", "jetbrains mono",
+              "cascadia", "ubuntu mono", "andale mono", "inconsolata")
+
+
+def is_monospace(font: str) -> bool:
+    """Whether the font name ``font`` (any case) is a monospace font that marks code (Consolas, Courier New...)."""
+    return font.strip().lower().startswith(_MONOSPACE)
+
+
 class UnreadableDocument(Exception):
     """A document that cannot be read (damaged, locked, hostile or of a legacy format).
 

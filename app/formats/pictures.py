@@ -37,6 +37,8 @@ MAX_PICTURE_BYTES = 4 * 1024 * 1024
 MAX_DOCUMENT_PICTURE_BYTES = 32 * 1024 * 1024
 #: Most distinct pictures kept from one document; the pictures after that are alt text only.
 MAX_DOCUMENT_PICTURES = 2000
+#: How :meth:`Pictures._refusal`'s reasons for the document-wide caps end.
+_DOCUMENT_CAPS = "pictures kept from one document"
 #: Hex characters of the sha256 that name a stored picture (64 bits).
 DIGEST_CHARS = 16
 #: First bytes -> extension of the picture formats the viewer draws.
@@ -133,9 +135,13 @@ class Pictures:
         if not self.skipped:
             return ""
         count = len(self.skipped)
+        fix = (f"save pictures as PNG or JPEG under {MAX_PICTURE_BYTES // (1024 * 1024)} MiB to show them in the "
+               "viewer")
+        if any(why.endswith(_DOCUMENT_CAPS) for why in self.skipped):  # a cap of the whole document was reached
+            fix += (f"; at most {MAX_DOCUMENT_PICTURES:,} pictures and {MAX_DOCUMENT_PICTURE_BYTES // (1024 * 1024)} "
+                    "MiB of them are kept from one document, so split a larger one into several files")
         return (f"{count:,} picture{'s' if count != 1 else ''} shown as {'their' if count != 1 else 'its'} alt text "
-                f"only (first: {self.skipped[0]}); save pictures as PNG or JPEG under "
-                f"{MAX_PICTURE_BYTES // (1024 * 1024)} MiB to show them in the viewer")
+                f"only (first: {self.skipped[0]}); {fix}")
 
 
 def skip_unless_picture(pictures: Pictures | None, alt: str, part: str, data: bytes | None) -> str:

@@ -1,25 +1,31 @@
 """PowerPoint decks (``.pptx``) as Markdown, read with python-pptx.
 
-The deck's title (its document properties, else the first slide's title, else the file name) is
-the level-1 heading; each slide is a level-2 section headed ``Slide N · Title`` (``Slide N`` when it
-has no title), so a passage is cited as "Deck › Slide 7 · Wiring". Text placeholders become
-``- `` items indented by their bullet level, text boxes paragraphs, tables pipe tables (first row
-the header row), pictures ``![description](.lantern-media/<digest>.png)`` (or ``(Image: description)``
-when they are not kept: :mod:`app.formats.pictures`), grouped shapes are read in order; speaker
-notes follow under a level-3 ``Notes`` heading. Hidden slides are read too (they are still the
-instructor's words). Charts, media, macros and embedded objects are not read.
+The deck's title (its document properties unless that is the "PowerPoint Presentation" PowerPoint
+writes by itself, else the first slide's title, else the file name) is the level-1 heading; each
+slide is a level-2 section headed ``Slide N · Title`` (``Slide N`` when it has no title), so a
+passage is cited as "Deck › Slide 7 · Wiring". Text placeholders become ``- `` items indented by
+their bullet level, text boxes paragraphs, a text box or placeholder set wholly in a monospace font
+(Consolas, Courier New...) a fenced code block, tables pipe tables (first row the header row),
+pictures ``![description](.lantern-media/<digest>.png)`` (or ``(Image: description)`` when they are
+not kept: :mod:`app.formats.pictures`), grouped shapes are read in order; speaker notes follow
+under a level-3 ``Notes`` heading. Hidden slides are read too (they are still the instructor's
+words). Charts, media, macros and embedded objects are not read.
 """
 
 from __future__ import annotations
 
 import io
 
-from .base import UnreadableDocument, heading, inline, join_blocks, missing_library, paragraph, pipe_table
+from .base import UnreadableDocument, heading, inline, is_monospace, join_blocks, missing_library, paragraph, pipe_table
 from .pictures import Pictures, skip_unless_picture
 from .safety import checked_archive
 
 #: The separator between "Slide N" and the slide's title in its heading.
 SLIDE_TITLE_SEPARATOR = " · "
+#: Titles PowerPoint puts in a deck's properties by itself (lower case; English, German, French, Spanish,
+#: Italian, Portuguese): they name no deck, so the first slide's title or the file name is used instead.
+_DEFAULT_TITLES = frozenset({"powerpoint presentation", "powerpoint-präsentation", "présentation powerpoint",
+                             "presentación de powerpoint", "presentazione di powerpoint", "apresentação do powerpoint"})
 
 
 def pptx_to_markdown(data: bytes, fallback_title: str, pictures: Pictures | None = None) -> str:
@@ -36,6 +42,7 @@ def pptx_to_markdown(data: bytes, fallback_title: str, pictures: Pictures | None
         deck = pptx.Presentation(io.BytesIO(data))
         slides = [_slide(slide, pictures) for slide in deck.slides]
         title = inline(deck.core_properties.title or "")
+        title = "" if title.lower() in _DEFAULT_TITLES else title
     except UnreadableDocument:
         raise
     except Exception as exc:  # python-pptx raises KeyError, ValueError, PackageNotFoundError... on damaged files
@@ -98,7 +105,11 @@ def _picture(shape, pictures: Pictures | None) -> str:
 
 def _text_frame(shape) -> str:
     """A placeholder's paragraphs as list items (indented by level); a text box's as paragraphs,
-    except those indented past level 0."""
+    except those indented past level 0; a text frame set wholly in a monospace font as code."""
+    if _is_code(shape.text_frame):
+        code = "\n".join(par.text.replace("\v", "\n").rstrip() for par in shape.text_frame.paragraphs).strip("\n")
+        fence = "```" if "```" not in code else "~~~~"
+        return f"{fence}\n{code}\n{fence}"
     bulleted = shape.is_placeholder
     lines = []
     for par in shape.text_frame.paragraphs:
@@ -110,3 +121,10 @@ def _text_frame(shape) -> str:
         else:
             lines.append(("\n" if lines else "") + text)
     return "\n".join(lines)
+
+
+def _is_code(frame) -> bool:
+    """Whether every run with text in ``frame`` is set in a monospace font (Consolas, Courier New...),
+    as instructors set code on a slide."""
+    fonts = [run.font.name or "" for par in frame.paragraphs for run in par.runs if run.text.strip()]
+    return bool(fonts) and all(is_monospace(font) for font in fonts)

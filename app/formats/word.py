@@ -12,7 +12,9 @@
 - Pictures become ``![description](.lantern-media/<digest>.png)`` when a :class:`Pictures` collector
   is given and the picture is a PNG, JPEG or GIF within its limits (:mod:`app.formats.pictures`),
   else ``(Image: description)`` (their alt text).
-- Text boxes, comments, headers and footers, macros and embedded objects are not read.
+- A text box's paragraphs are read where the box is anchored, on lines of their own (once: the copy
+  Word keeps for older readers, ``mc:Fallback``, is skipped).
+- Comments, headers and footers, macros and embedded objects are not read.
 """
 
 from __future__ import annotations
@@ -20,18 +22,25 @@ from __future__ import annotations
 import io
 import re
 
-from .base import UnreadableDocument, heading, image_note, inline, join_blocks, missing_library, paragraph, pipe_table
+from .base import (
+    UnreadableDocument,
+    heading,
+    image_note,
+    inline,
+    is_monospace,
+    join_blocks,
+    missing_library,
+    paragraph,
+    pipe_table,
+)
 from .pictures import Pictures, skip_unless_picture
 from .safety import checked_archive, parse_xml, read_member
 
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list (bullet|number|paragraph)(?: (\d))?$", re.IGNORECASE)
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-#: Fonts (lower case, by prefix) that mark a paragraph set wholly in them as code.
-_MONOSPACE = ("courier", "consolas", "menlo", "monaco", "lucida console", "lucida sans typewriter", "source code",
-              "dejavu sans mono", "liberation mono", "fira code", "fira mono", "roboto mono", "jetbrains mono",
-              "cascadia", "ubuntu mono", "andale mono", "inconsolata")
 _CODE_STYLE = re.compile(r"code|preformatted|source|listing|verbatim", re.IGNORECASE)
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 _NS = {"w": _W, "wp": "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing",
        "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
        "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships"}
@@ -141,19 +150,20 @@ def _is_code(par, style_name: str) -> bool:
             continue
         node = run.find(f"{{{_W}}}rPr/{{{_W}}}rFonts")
         fonts.append(((node.get(f"{{{_W}}}ascii") or node.get(f"{{{_W}}}hAnsi") or "") if node is not None else "").lower())
-    return bool(fonts) and all(f.startswith(_MONOSPACE) for f in fonts)
+    return bool(fonts) and all(is_monospace(f) for f in fonts)
 
 
 def _paragraph_text(par, pictures: Pictures | None) -> str:
-    """The paragraph's text with footnote marks and pictures where they stand."""
-    parts = []
-    for node in par._p.iter():
+    """The paragraph's text with footnote marks and pictures where they stand; the paragraphs of a
+    text box anchored in it follow on lines of their own."""
+    parts: list[str] = []
+    for node in _nodes(par._p):
         tag = node.tag.rsplit("}", 1)[-1]
         if tag == "t" and node.tag == f"{{{_W}}}t":
             parts.append(node.text or "")
         elif tag in ("tab",) and node.tag == f"{{{_W}}}tab":
             parts.append("\t")
-        elif tag in ("br", "cr") and node.tag.startswith(f"{{{_W}}}"):
+        elif tag in ("br", "cr", "p") and node.tag.startswith(f"{{{_W}}}"):  # a line break, or a text box's paragraph
             parts.append("\n")
         elif tag in ("footnoteReference", "endnoteReference"):
             kind = "f" if tag.startswith("foot") else "e"
@@ -163,14 +173,24 @@ def _paragraph_text(par, pictures: Pictures | None) -> str:
     return "".join(parts)
 
 
+def _nodes(element):
+    """The descendants of ``element`` in document order, without the ``mc:Fallback`` copies Word saves
+    for older readers (a text box is stored twice: as a drawing and as its VML fallback)."""
+    for child in element:
+        if child.tag == _MC_FALLBACK:
+            continue
+        yield child
+        yield from _nodes(child)
+
+
 def _drawing(node, part, pictures: Pictures | None) -> str:
     """A ``w:drawing``: the picture it shows (:mod:`app.formats.pictures`), or ``(Image: alt)`` for a
     drawing that is not a picture (a chart, a shape)."""
     described = node.find(".//wp:docPr", _NS)
     alt = (described.get("descr") or described.get("title") or "") if described is not None else ""
     blip = node.find(".//a:blip", _NS)
-    if blip is None:
-        return image_note(alt)
+    if blip is None:  # a text box (its paragraphs are read where it stands) or a chart or shape
+        return "" if node.find(f".//{{{_W}}}txbxContent") is not None else image_note(alt)
     rel_id = blip.get(f"{{{_NS['r']}}}embed") or ""
     try:
         image_part = part.related_parts[rel_id]

@@ -117,7 +117,9 @@ def run_gui(bundle_path: Path | None, model_path: Path | None) -> int:
     problems = settings_problems()
     if problems:  # a hand-edited settings file: say what was ignored, then go on with the defaults
         print("\n".join(f"warning: {p}" for p in problems), file=sys.stderr)
-        window._show_note(" ".join(problems))
+        noted = [p for p in problems if p not in window.feedback.lab_problems]  # those stay in view already
+        if noted:
+            window._show_note(" ".join(noted))
     code = app.exec()
     if switcher.window is not None:  # the window open at the end (the course may have been switched)
         switcher.window.shutdown()

@@ -7,6 +7,9 @@ It is attached to a :class:`~app.gui.main_window.MainWindow` from outside
 window's own code does not change. The buttons are reachable with Tab right after the answer,
 have accessible names ("Helped", "Didn't help") and are checkable, so a screen reader says which
 one was chosen. The answer is kept only while the report is on; otherwise the buttons say so.
+When the lab-wide settings file cannot be used (damaged, unreadable, too large), the sentence saying
+so stays under the question box, so nobody takes the report for on (or off) when the admin's choice
+was never read.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
+from ..config import lab_settings_problems
 from ..gui.translation import QT_TR_NOOP, tr
+from ..gui.widgets import FitLabel
 from .recorder import ReplyRecorder, report_enabled
 
 log = logging.getLogger(__name__)
@@ -88,6 +93,16 @@ class FeedbackHook(QObject):
             self.notice.setAccessibleName(tr("Instructor's report"))
             self.notice.setWordWrap(True)
             layout.addWidget(self.notice)
+        #: What of the lab-wide settings file is not applied (the admin's report choice may be), kept
+        #: in view for as long as the window is open; None when that file is fine or missing.
+        self.lab_notice: FitLabel | None = None
+        self.lab_problems = lab_settings_problems()
+        if self.lab_problems:  # framed like the Ask tab's note; a long path wraps inside the window
+            self.lab_notice = FitLabel(" ".join(self.lab_problems))
+            self.lab_notice.setFrameShape(QFrame.Shape.StyledPanel)
+            self.lab_notice.setMargin(6)
+            self.lab_notice.setAccessibleName(tr("Note"))
+            layout.addWidget(self.lab_notice)
         window.setTabOrder(window.answer_view, self.bar.helped_button)
         window.setTabOrder(self.bar.helped_button, self.bar.unhelped_button)
         window.setTabOrder(self.bar.unhelped_button, window.sources_list)
@@ -140,7 +155,9 @@ class FeedbackHook(QObject):
 def attach_feedback(window: Any) -> FeedbackHook:
     """Give ``window`` (a :class:`~app.gui.main_window.MainWindow`) the "Did this help?" buttons,
     and, when the report is on (:func:`~app.report.recorder.report_enabled`), the notice and the
-    log of its finished replies; a log that cannot be written is said once in the status bar."""
+    log of its finished replies; a log that cannot be written is said once in the status bar. What
+    of the lab-wide settings file is not applied (:func:`~app.config.lab_settings_problems`: a
+    damaged file, for one) stays in view under the question box as long as the window is open."""
     recorder = None
     if report_enabled():
         recorder = ReplyRecorder(on_pause=lambda text: _paused(window, text))

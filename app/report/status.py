@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..config import Settings, setting_source
+from ..config import Settings, lab_settings_problems, setting_source
 from ..system_settings import file_state, system_settings_path
 from .log import LogError, QuestionLog
 from .recorder import log_path, report_enabled, retention_days
@@ -20,7 +20,9 @@ def report_status() -> dict:
     """The report's state as a JSON-ready dict: ``on`` (bool), ``decided_by`` (``environment``,
     ``lab-wide file``, ``user file`` or ``default``), ``file`` (the settings file that decided, or
     None), ``system_file`` (the lab-wide file's path, ``system_file_exists`` and ``system_file_state``:
-    :func:`app.system_settings.file_state`), ``retention_days``
+    :func:`app.system_settings.file_state`), ``system_file_problems`` (one sentence for each part of
+    the lab-wide file not applied: a damaged, unreadable or too large file, an unknown name, a bad
+    value; :func:`app.config.lab_settings_problems`), ``retention_days``
     (days), ``log`` (the log's path), ``questions`` (rows in it now; None when it cannot be read) and
     ``log_problem`` (one sentence, or None). Never raises."""
     settings = Settings.load()
@@ -44,6 +46,7 @@ def report_status() -> dict:
     system = system_settings_path()
     return {"on": report_enabled(settings), "decided_by": decided_by, "file": file, "system_file": str(system),
             "system_file_exists": system.is_file(), "system_file_state": file_state(system),
+            "system_file_problems": lab_settings_problems(),
             "retention_days": retention_days(settings), "log": str(path),
             "questions": questions, "log_problem": problem}
 
@@ -59,7 +62,8 @@ def status_text(status: dict) -> str:
                         f"{'true' if status['on'] else 'false'}",
            "default": "no settings file sets instructor_report (off is the default)"}[status["decided_by"]]
     lines = [f"On this PC the instructor's report is {state}: {why}."]
-    if status["decided_by"] != "lab-wide file":
+    lines.extend(status["system_file_problems"])  # a damaged lab-wide file: the admin's choice was not read
+    if status["decided_by"] != "lab-wide file" and not status["system_file_problems"]:
         exists = status["system_file_state"]
         lines.append(f"The lab-wide settings file {status['system_file']} {exists}; a lab admin turns the report on "
                      "there (instructor_report = true) or with `sudo dpkg-reconfigure lantern`.")
