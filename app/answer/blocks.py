@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..ingest.markdown import Block, fences, parse_blocks
+from ..caches import parsed_blocks
+from ..ingest.markdown import Block, fences
 from ..records import heading_leaf
 from ..text.grammar import LIST_MARKER, split_sentences
 from ..text.tokenize import DEFAULT_STEMMER
@@ -240,7 +241,7 @@ def passage_units(text: str, heading_path: str = "", *, guide_text: Callable[[],
     block and which items of a long list are shown (:func:`_shorten_code`, :func:`_shorten_list`),
     the lines cut with ``stemmer`` as the words were.
     """
-    reader = _Reader(text, parse_blocks(text), heading_leaf(heading_path), words, guide_text, offset,
+    reader = _Reader(text, list(parsed_blocks(text)), heading_leaf(heading_path), words, guide_text, offset,
                      stemmer=stemmer)
     taken = False  # the block was quoted already, with the lead-in before it
     for i, block in enumerate(reader.blocks):

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from ..bundle.reader import BundleReader
+from ..caches import VectorCache
 from ..embedding import Embedder
 from ..ranking import diversify_sources, top_k
 from ..records import Hit
@@ -109,7 +110,10 @@ class Retriever:
         self.relevance = relevance
         self._folder_index: FolderIndex | None = None
         self._empty: list[tuple[str, str]] | None = None
-        self._query_cache: dict[str, np.ndarray] = {}
+        #: question embeddings, shared by the threads of `lantern serve` (a follow-up's previous turn too)
+        self._query_cache = VectorCache(QUERY_CACHE_SIZE)
+        #: embeddings of the blocks quote selection scored (app/answer/answerer.py), shared by questions
+        self.block_vectors = VectorCache()
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -275,16 +279,8 @@ class Retriever:
         """``(dim,) float32`` unit query vector: the question's embedding, plus HISTORY_WEIGHT times
         the previous user turn's for a follow-up. Recent texts' embeddings are reused."""
         texts = [question, previous] if previous else [question]
-        missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
-        if missing:
-            assert self.embedder is not None, "semantic search needs an embedder"
-            for text, vec in zip(missing, self.embedder.embed(missing)):
-                self._query_cache[text] = np.asarray(vec, dtype=np.float32)
-        vectors = {t: self._query_cache[t] for t in texts}  # before eviction: it may drop the previous turn
-        for t in texts:  # most recently used last, so the turns of this conversation stay cached
-            self._query_cache[t] = self._query_cache.pop(t)
-        while len(self._query_cache) > QUERY_CACHE_SIZE:
-            self._query_cache.pop(next(iter(self._query_cache)))
+        assert self.embedder is not None, "semantic search needs an embedder"
+        vectors = dict(zip(texts, self._query_cache.vectors(texts, self.embedder.embed)))
         vector = vectors[question]
         if previous:
             vector = vector + self.settings.history_weight * vectors[previous]

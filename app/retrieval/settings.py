@@ -77,8 +77,9 @@ ADAPTIVE_COVERAGE = 0.6
 #: new topics): one text 0.917 / 0.889; w = 0.8 0.889 / 0.906; 0.7 0.889 / 0.917; 0.6 0.917 / 1.0;
 #: 0.5 0.875 / 1.0; 0.2 0.597 / 1.0 (docs/retrieval.md).
 HISTORY_WEIGHT = 0.6
-#: Query embeddings kept for reuse (a follow-up's previous turn was embedded by the last search).
-QUERY_CACHE_SIZE = 8
+#: Question embeddings kept for reuse: a follow-up's previous turn was embedded by the last search, and
+#: students of one lab ask the same questions through `lantern serve` (384 float32 each: 256 are 0.4 MB).
+QUERY_CACHE_SIZE = 256
 
 #: Re-ranking with the relevance model (app/retrieval/rerank.py, issue 24): the first RERANK_DEPTH fused
 #: chunks are re-ordered by ``RERANK_WEIGHT * probability + (1 - RERANK_WEIGHT) * normalised fused score``.
