@@ -6,6 +6,14 @@ section, and MRR@10 and Hit@6 per class. Settings other than the fusion method a
 row (source crowding, for one, is on unless a row turns it off).
 Markdown tables, ready for docs/retrieval.md.
 
+The weights are those the app would use for each bundle's language: ``weighted`` fusion reads
+``semantic_weight``/``lexical_weight`` for a course cut with the English stemmer and the
+``other_language_*`` pair for a course cut with its own language's (French, Spanish…: issue 27;
+``RetrievalSettings.leg_weights`` of the bundle's stemmer, app/retrieval/settings.py). So the
+default row and the ablations use the bundle's pair (``weighted 0.7/0.3`` for English, ``weighted
+0.4/0.6`` for French or Spanish) and name it, and each swept row sets both pairs, so every row
+measures the weights its name says. The stemmer and the app's weights are printed above each table.
+
 usage: python benchmarks/fusion_compare.py BUNDLE QUESTIONS.jsonl [BUNDLE QUESTIONS.jsonl ...]
 """
 
@@ -21,40 +29,59 @@ from app.evaluation.questions import load_questions
 from app.evaluation.report import build_report
 from app.evaluation.runner import run_questions
 from app.retrieval.retriever import RetrievalSettings, Retriever
+from app.text.lexical import bundle_stemmer
+from app.text.tokenize import DEFAULT_STEMMER
+
+#: The ``weighted`` semantic/lexical pairs every table compares (the bundle's own pair is added).
+SWEEP = ((0.7, 0.3), (0.5, 0.5), (0.3, 0.7))
 
 
 def _w(sem: float, lex: float) -> dict:
-    return {"semantic_weight": sem, "lexical_weight": lex}
+    """Both pairs of weights: the retriever reads one of them, by the course's stemmer."""
+    return {"semantic_weight": sem, "lexical_weight": lex,
+            "other_language_semantic_weight": sem, "other_language_lexical_weight": lex}
 
 
-SETTINGS = [
-    ("rrf k=60", "rrf", {}),
-    ("weighted 0.7/0.3", "weighted", _w(0.7, 0.3)),
-    ("weighted 0.5/0.5", "weighted", _w(0.5, 0.5)),
-    ("weighted 0.3/0.7", "weighted", _w(0.3, 0.7)),
-    ("additive c=10", "additive", {"additive_c": 10.0}),
-    ("additive c=20", "additive", {"additive_c": 20.0}),
-    ("additive c=40", "additive", {"additive_c": 40.0}),
-    # Ablations of the default (weighted 0.7/0.3): adaptive lexical weight, source crowding.
-    ("weighted 0.7/0.3, adaptive off", "weighted", {"adaptive_coverage": 0.0}),
-    ("weighted 0.7/0.3, crowding off", "weighted", {"per_source": 0}),
-    ("weighted 0.7/0.3, both off", "weighted", {"adaptive_coverage": 0.0, "per_source": 0}),
-    ("weighted 0.7/0.3, 1 chunk per guide", "weighted", {"per_source": 1}),
-    ("weighted 0.7/0.3, 3 chunks per guide", "weighted", {"per_source": 3}),
-]
+def settings_for(stemmer: str) -> list[tuple[str, str, dict]]:
+    """The rows for a bundle cut with ``stemmer`` (``english``, ``french``…): ``(name, fusion,
+    RetrievalSettings overrides)``; the default and the ablations use the app's weights there."""
+    sem, lex = RetrievalSettings().leg_weights(stemmer)
+    default = f"weighted {sem:g}/{lex:g}"
+    pairs = sorted({*SWEEP, (sem, lex)}, reverse=True)
+    return [("rrf k=60", "rrf", {})] + [(f"weighted {s:g}/{x:g}", "weighted", _w(s, x)) for s, x in pairs] + [
+        ("additive c=10", "additive", {"additive_c": 10.0}),
+        ("additive c=20", "additive", {"additive_c": 20.0}),
+        ("additive c=40", "additive", {"additive_c": 40.0}),
+        # Ablations of the app's default for this language: adaptive lexical weight, source crowding.
+        (f"{default}, adaptive off", "weighted", {"adaptive_coverage": 0.0}),
+        (f"{default}, crowding off", "weighted", {"per_source": 0}),
+        (f"{default}, both off", "weighted", {"adaptive_coverage": 0.0, "per_source": 0}),
+        (f"{default}, 1 chunk per guide", "weighted", {"per_source": 1}),
+        (f"{default}, 3 chunks per guide", "weighted", {"per_source": 3}),
+    ]
 
 
-def main(argv: list[str]) -> int:
+#: The rows of an English course.
+SETTINGS = settings_for(DEFAULT_STEMMER)
+
+
+def main(argv: list[str], embedder=None) -> int:
+    """Print the tables; 2 (and the usage) for a wrong number of arguments. ``embedder``: the
+    embedding model (default: the app's; tests pass a fake)."""
     if len(argv) < 2 or len(argv) % 2:
         print(__doc__, file=sys.stderr)
         return 2
-    embedder = FastEmbedder()
+    embedder = embedder or FastEmbedder()
     for bundle_path, questions_path in zip(argv[::2], argv[1::2]):
         bundle = BundleReader(Path(bundle_path))
         questions = load_questions(Path(questions_path))
+        stemmer = bundle_stemmer(bundle.meta)
+        sem, lex = RetrievalSettings().leg_weights(stemmer)
         print(f"\n### {Path(questions_path).name}\n")
+        print(f"Words cut with the {stemmer} stemmer; the app's weighted fusion there: {sem:g} semantic, "
+              f"{lex:g} lexical.\n")
         rows, classes = [], None
-        for name, fusion, overrides in SETTINGS:
+        for name, fusion, overrides in settings_for(stemmer):
             retriever = Retriever(bundle, embedder, fusion=fusion, settings=replace(RetrievalSettings(), **overrides))
             doc = build_report(run_questions(retriever, questions, modes=("hybrid",)), bundle=bundle_path,
                                questions=questions_path, corpus_version=bundle.corpus_version,

@@ -23,7 +23,8 @@ files listed here; course updates installed later with `lantern install` go to
 /usr/local/share/lantern/courses, which the package never touches.
 
 One debconf question (packaging/debian/templates, config, postinst, postrm; docs/instructors.md):
-`lantern/report`, whether to keep questions for the instructor's report (default no). postinst writes
+`lantern/report`, whether to keep questions for the instructor's report (default no), in English, French
+and Spanish (``Description-fr.UTF-8`` and ``Description-es.UTF-8`` in the templates file). postinst writes
 the answer into the lab-wide settings file /etc/lantern/settings.toml (`instructor_report = true|false`,
 other lines kept; not a conffile); `dpkg-reconfigure lantern` changes it, `dpkg --purge` removes it.
 Exit codes: 0 built (the .deb's path on stdout), 1 a problem you can fix (one sentence on stderr).

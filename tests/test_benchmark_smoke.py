@@ -72,3 +72,41 @@ def test_soak_benchmark_reports_rss_at_start_every_block_and_end(benchmarks, bun
     assert report["drift_after_warmup"] == pytest.approx((report["marks"][-1]["rss_mb"] - warm) / warm)
     assert soak.main([str(bundle_path), "--questions", "3", "--every", "2"], embedder=FakeEmbedder()) == 0
     assert "drift after warm-up" in capsys.readouterr().out
+
+
+def test_fusion_comparison_uses_the_weights_the_app_uses_for_the_course_s_language(tmp_path, capsys):
+    """A French course's weighted fusion reads the ``other_language_*`` pair: the table's default row is
+    that pair, and every swept row measures the weights its name says (issue 27)."""
+    from app.bundle.builder import build_bundle
+    from app.retrieval.settings import OTHER_LANGUAGE_WEIGHTS, WEIGHTS, RetrievalSettings
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import fusion_compare
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    french = f"weighted {OTHER_LANGUAGE_WEIGHTS['semantic']:g}/{OTHER_LANGUAGE_WEIGHTS['lexical']:g}"
+    for stemmer in ("french", "english"):
+        for name, fusion, overrides in fusion_compare.settings_for(stemmer):
+            if fusion == "weighted" and "," not in name:  # a swept pair: the retriever reads what the name says
+                sem, lex = RetrievalSettings(**overrides).leg_weights(stemmer)
+                assert name == f"weighted {sem:g}/{lex:g}", (stemmer, name)
+    assert [n for n, _f, _o in fusion_compare.settings_for("french")][-5:] == [
+        f"{french}, adaptive off", f"{french}, crowding off", f"{french}, both off", f"{french}, 1 chunk per guide",
+        f"{french}, 3 chunks per guide"]
+    assert fusion_compare.SETTINGS[1][0] == f"weighted {WEIGHTS['semantic']:g}/{WEIGHTS['lexical']:g}"
+    course = tmp_path / "cours"
+    course.mkdir()
+    (course / "supprimer.md").write_text("# Effacer\n\nLa commande rm -r supprime un répertoire et son contenu.\n",
+                                         encoding="utf-8")
+    (course / "corbeille.md").write_text("# La corbeille\n\nUn fichier effacé est perdu pour de bon.\n",
+                                         encoding="utf-8")
+    bundle = tmp_path / "cours.sqlite"
+    build_bundle(course, bundle, FakeEmbedder(), language="fr")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "Comment supprimer un répertoire ?", "class": "how",
+                                     "expect": "answer", "expected_sources": ["supprimer.md"],
+                                     "expected_section": None, "must_contain_any": ["rm -r"]}) + "\n", encoding="utf-8")
+    assert fusion_compare.main([str(bundle), str(questions)], embedder=FakeEmbedder()) == 0
+    out = capsys.readouterr().out
+    assert "cut with the french stemmer" in out and f"| {french} |" in out and f"| {french}, adaptive off |" in out

@@ -121,6 +121,43 @@ def test_the_question_is_a_boolean_that_defaults_to_no_and_the_package_ships_the
     assert "etc/lantern" not in (root / "DEBIAN" / "md5sums").read_text(encoding="utf-8")  # not a shipped file
 
 
+def _descriptions(templates: str) -> dict[str, list[str]]:
+    """Each ``Description*`` field of a one-question templates file: its synopsis, then its lines."""
+    fields: dict[str, list[str]] = {}
+    name = ""
+    for line in templates.splitlines():
+        if line.startswith(" "):
+            if name:
+                fields[name].append(line[1:])
+        elif line:
+            key, _, value = line.partition(": ")
+            name = key if key.startswith("Description") else ""
+            if name:
+                fields[name] = [value]
+    return fields
+
+
+def test_the_question_is_translated_to_french_and_spanish_in_the_package(tmp_path):
+    """debconf's own format for translated templates (what po2debconf writes from debian/po/*.po):
+    ``Description-<code>.UTF-8`` fields, copied as they are into the package's DEBIAN/templates."""
+    debian = tmp_path / "DEBIAN"
+    debian.mkdir()
+    package_deb.add_debconf(debian)
+    fields = _descriptions((debian / "templates").read_text(encoding="utf-8"))
+    assert set(fields) == {"Description", "Description-fr.UTF-8", "Description-es.UTF-8"}
+    english = fields["Description"]
+    for code in ("fr", "es"):
+        text = fields[f"Description-{code}.UTF-8"]
+        assert len(text[0]) <= 75 and text[0] != english[0] and text[0].rstrip().endswith("?")
+        assert all(len(line) < 80 for line in text[1:])
+        assert text.count(".") == english.count(".")  # the same paragraphs
+        body = " ".join(text[1:])
+        for kept in ("lantern report", "/etc/lantern/settings.toml", "(instructor_report)", "dpkg-reconfigure", "90"):
+            assert kept in body, (code, kept)
+    assert "étudiants" in " ".join(fields["Description-fr.UTF-8"])
+    assert "estudiantes" in " ".join(fields["Description-es.UTF-8"])
+
+
 @needs_debconf
 def test_a_preseeded_noninteractive_install_turns_the_report_on_for_the_app(box, monkeypatch):
     done = subprocess.run(["debconf-set-selections"], input="lantern lantern/report boolean true\n",

@@ -279,6 +279,27 @@ def test_topics_group_by_missing_terms_and_similar_words():
     assert len(servo) == 1 and servo[0].count == 2 and not servo[0].missing
 
 
+def test_a_french_course_s_questions_are_grouped_in_french(report_dir, tmp_path, capsys, monkeypatch):
+    from types import SimpleNamespace
+
+    questions = ["Comment installer le paquet sur la carte ?", "L'installation des paquets ne marche pas",
+                 "Où brancher le capteur de température ?"]
+    rows = [_row(q, course_id="atelier") for q in questions]
+    topics = group_topics(rows, {"atelier": "fr"})
+    assert sorted(t.count for t in topics) == [1, 2]
+    assert {r.question for r in topics[0].questions} == set(questions[:2])
+    assert len(group_topics(rows)) == 3  # read as English, "installer" and "l'installation" part ways
+    # `lantern report` reads the course's language from its bundle installed on this PC.
+    entries = [SimpleNamespace(course_id="atelier", state="ok", language="fr", path=tmp_path / "atelier.sqlite")]
+    monkeypatch.setattr("app.bundle.library.list_courses", lambda verify=True: entries)
+    with QuestionLog(log_path()) as log:
+        for row in rows:
+            log.add(row)
+    assert main(["report", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [t["count"] for t in doc["topics"]] == [2, 1]
+
+
 def test_the_html_report_is_one_file_with_charts_and_escapes_every_question(report_dir, tmp_path, capsys):
     with QuestionLog(log_path()) as log:
         for row in _sample_rows():

@@ -27,15 +27,14 @@ import functools
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from ..i18n import language_rules
 from ..ingest.markdown import parse_blocks
 from ..question import asks_count, code_tokens, question_kind
 from ..records import Passage
-from ..text.tokenize import DEFAULT_STEMMER, query_words, word_variants
+from ..text.tokenize import DEFAULT_STEMMER, query_words
 from .blocks import Unit, passage_units
 from .quotes import Quote as Quote
 from .rules import PASSAGE_RULES, QUOTE_RULES, RuleContext, choose_blocks, switched_on
-from .scorers import Candidate, PassageBlocks, Query, Scorer, SimilarityScorer, rescore, score_block
+from .scorers import Candidate, PassageBlocks, Query, Scorer, SimilarityScorer, rescore, score_block, stop_stems
 from .settings import PARTIAL_LIST_NOTE as PARTIAL_LIST_NOTE
 from .settings import RULES, AnswerSettings
 
@@ -52,7 +51,7 @@ def make_query(question: str, context: str = "",
     looked up once per word."""
     words = query_words(question, stemmer)
     context_words = query_words(context, stemmer) if context else []
-    stop = _stop_stems(language, stemmer)  # the language table's stop words (the stemmer's are dropped already)
+    stop = stop_stems(language, stemmer)  # the language table's stop words (the stemmer's are dropped already)
     if stop:
         words = [w for w in words if w[0] not in stop]
         context_words = [w for w in context_words if w[0] not in stop]
@@ -60,13 +59,6 @@ def make_query(question: str, context: str = "",
         word_weight = {w: word_weight(w) for w in [*words, *context_words]}.__getitem__
     return Query(tuple(words), tuple(context_words), question_kind(question, language),
                  tuple(code_tokens(question)), asks_count(question, language), word_weight, stemmer=stemmer)
-
-
-@functools.lru_cache(maxsize=16)
-def _stop_stems(language: str, stemmer: str = DEFAULT_STEMMER) -> frozenset[str]:
-    """The stop words of ``language``'s table (app/i18n) as :func:`query_words` writes them (stemmed)."""
-    words = language_rules(language).stop_words
-    return frozenset(words) | frozenset(v[0] for w in words if (v := word_variants(w, stemmer)))
 
 
 def extractive_answer(question: str, passages: list[Passage], max_passages: int | None = None,

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Protocol, Sequence
 
+from ..i18n import language_rules
 from ..records import Passage
 from ..retrieval.settings import HISTORY_WEIGHT
 from ..text.grammar import MARKDOWN_LINK
-from ..text.tokenize import DEFAULT_STEMMER, document_tokens
+from ..text.tokenize import DEFAULT_STEMMER, document_tokens, word_variants
 from .blocks import Unit
 from .settings import AnswerSettings
 
@@ -68,6 +69,15 @@ class PassageBlocks:
     def ranked(self) -> list[Candidate]:
         """The candidates best first (ties: reading order)."""
         return sorted(self.candidates, key=lambda c: (-c.score, c.unit.order))
+
+
+@lru_cache(maxsize=16)
+def stop_stems(language: str, stemmer: str = DEFAULT_STEMMER) -> frozenset[str]:
+    """The stop words of ``language``'s table (app/i18n) as :func:`~app.text.tokenize.query_words`
+    writes them (stemmed with ``stemmer``; the stemmer's own stop words are dropped already): left out
+    of the question's words and of a block's when they are compared."""
+    words = language_rules(language).stop_words
+    return frozenset(words) | frozenset(v[0] for w in words if (v := word_variants(w, stemmer)))
 
 
 @lru_cache(maxsize=8192)

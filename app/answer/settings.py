@@ -67,6 +67,11 @@ PASSAGE_QUOTE_CHARS = 600
 #: question's. The rule (with nested list items cut into blocks): IoT 29 -> 31 of 46 (docs/answers.md,
 #: "Answer blocks"); the share 0.6 not measured.
 ECHO_SHARE = 0.6
+#: ``after_example``: a lead-in whose sentence has at most this many words ("For example:", "Par exemple :",
+#: "Por ejemplo:") says nothing itself, so the sentence after its example, which says what the example
+#: shows, is quoted with it. The rule: French dev set 15 -> 16 of 24 (shfr-012, "des résultats
+#: incorrects"), Spanish, demo and IoT replies unchanged (docs/answers.md, "Languages"); 3 not measured.
+EXAMPLE_LEAD_WORDS = 3
 #: ``repeats``: a line shorter than this (characters, list marker and emphasis stripped) is not
 #: compared when looking for a block quoted twice: short lines ("Task", "}") repeat without repeating
 #: content. The rule: dev-set replies repeating a line across quotes 15 -> 10 of 139, no count changed
@@ -93,7 +98,7 @@ RULES = (
     # scorers run on the quoted passages' blocks (app/answer/scorers.py)
     "similarity", "relevance",
     # which blocks of a passage are quoted, besides its best (app/answer/rules.py)
-    "second_block", "counting", "echo", "guide_question", "points_back",
+    "second_block", "counting", "echo", "guide_question", "points_back", "follows_on", "after_example",
     # the list of quotes (app/answer/rules.py)
     "heading", "duplicate", "repeats", "partial_list",
 )
@@ -123,6 +128,7 @@ class AnswerSettings:
     second_block_share: float = SECOND_BLOCK_SHARE
     passage_quote_chars: int = PASSAGE_QUOTE_CHARS
     echo_share: float = ECHO_SHARE
+    example_lead_words: int = EXAMPLE_LEAD_WORDS
     repeat_line_chars: int = REPEAT_LINE_CHARS
     continuation_chars: int = CONTINUATION_CHARS
     partial_list_note: str = PARTIAL_LIST_NOTE

@@ -7,6 +7,10 @@ A history file is the ``--history`` file of ``lantern ask``: a JSON list of ``{"
 answer's ``ask --json`` document (``state``, ``citations``, ``sources``, ``corpus_version``) and
 ``answered_at`` (an ISO 8601 time); its citations then become the export's references. A turn
 without them is exported as the text it holds.
+
+The words Lantern writes into these exports ("Question 1", "References", each answer's state) are in
+the course's language, as its replies are (:func:`app.export.words.course_words` of the bundle's
+``meta['language']``); English when no bundle is found or its language has no table.
 """
 
 from __future__ import annotations
@@ -20,11 +24,8 @@ from ..records import ANSWER_STATES, Answer, Hit, Passage
 from .document import Asked, CourseInfo, conversation_document
 from .files import ExportError, export_format, write_document
 from .render import to_html, to_markdown
+from .words import ExportWords, course_words, english_words
 
-#: The state words of an assistant turn that does not say its state.
-HISTORY_NOTE = "Answer as kept in the history file (its sentences were not checked again)."
-#: The state words of a question the history file has no answer for.
-NO_ANSWER = "No answer in the history file."
 _NO_ANSWER = Answer(state="none", text="", passages=(), citations=(), corpus_version="", model="")
 
 EXAMPLES = """examples:
@@ -71,42 +72,47 @@ def _when(turn: dict) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def history_exchanges(history: list[dict]) -> list[Asked]:
+def history_exchanges(history: list[dict], words: ExportWords | None = None) -> list[Asked]:
     """The exchanges of checked history turns: each user turn with the assistant turn after it (a
-    user turn without one is exported with :data:`NO_ANSWER`, an assistant turn without one with an
-    empty question)."""
+    user turn without one is exported with the words ``no_answer``, an assistant turn without one
+    with an empty question; an assistant turn without a known state with ``history_note``), in
+    ``words``' language (default English)."""
+    words = words or english_words()
+    no_answer, history_note = words.text("no_answer"), words.text("history_note")
     asked: list[Asked] = []
     pending: str | None = None
     for turn in history:
         if turn["role"] == "user":
             if pending is not None:
-                asked.append(Asked(pending, _NO_ANSWER, note=NO_ANSWER))
+                asked.append(Asked(pending, _NO_ANSWER, note=no_answer))
             pending = turn["content"]
             continue
         known = turn.get("state") in ANSWER_STATES  # else the text is kept as written, not split or linked
         answer = Answer(state=str(turn["state"]) if known else "history", text=turn["content"],
                         passages=_passages(turn.get("sources")), citations=_passages(turn.get("citations")),
                         corpus_version=str(turn.get("corpus_version", "")), model=str(turn.get("model", "")))
-        asked.append(Asked(pending or "", answer, answered_at=_when(turn), note="" if known else HISTORY_NOTE))
+        asked.append(Asked(pending or "", answer, answered_at=_when(turn), note="" if known else history_note))
         pending = None
     if pending is not None:
-        asked.append(Asked(pending, _NO_ANSWER, note=NO_ANSWER))
+        asked.append(Asked(pending, _NO_ANSWER, note=no_answer))
     return asked
 
 
-def _course(bundle_path: Path | None) -> tuple[CourseInfo, Callable[[str], str]]:
-    """The course and guide titles of ``bundle_path`` (default: the default bundle; none: unnamed)."""
+def _course(bundle_path: Path | None) -> tuple[CourseInfo, Callable[[str], str], ExportWords]:
+    """The course, guide titles and export words (in the course's language) of ``bundle_path``
+    (default: the default bundle; none: unnamed, English)."""
     from ..bundle.library import default_bundle
     from ..bundle.reader import BundleReader
 
     path = bundle_path or default_bundle()
     if path is None or (bundle_path is None and not Path(path).is_file()):
-        return CourseInfo(""), lambda _path: ""
+        return CourseInfo(""), lambda _path: "", english_words()
     reader = BundleReader(Path(path))
     titles = {s.path: s.title for s in reader.sources()}
     course = CourseInfo.from_meta(reader.meta, reader.title)
+    words = course_words(reader.meta.get("language"))
     reader.close()
-    return course, lambda guide: titles.get(guide, "")
+    return course, lambda guide: titles.get(guide, ""), words
 
 
 def cmd_export(args, read_history: Callable[[Path], list[dict]]) -> int:
@@ -115,8 +121,8 @@ def cmd_export(args, read_history: Callable[[Path], list[dict]]) -> int:
     history = read_history(args.history)
     if not history:
         raise ExportError(f"The history file {args.history} holds no turns; nothing to export.")
-    course, titles = _course(args.bundle)
-    doc = conversation_document(history_exchanges(history), course, guide_title=titles)
+    course, titles, words = _course(args.bundle)
+    doc = conversation_document(history_exchanges(history, words), course, guide_title=titles, words=words)
     fmt = write_document(args.output, lambda: to_markdown(doc), lambda: to_html(doc), doc.title)
     print(f"Saved {len(doc.answers)} answer{'s' if len(doc.answers) != 1 else ''} with "
           f"{len(doc.references)} reference{'s' if len(doc.references) != 1 else ''} to {args.output} ({fmt}).")
@@ -125,7 +131,9 @@ def cmd_export(args, read_history: Callable[[Path], list[dict]]) -> int:
 
 def ask_markdown(question: str, answer: Answer, bundle) -> str:
     """The reply of ``lantern ask --format markdown``: the answer's state, its checked sentences, its
-    quotes and its reference list, as Markdown (``bundle``: the open :class:`BundleReader`)."""
+    quotes and its reference list, as Markdown (``bundle``: the open :class:`BundleReader`), in the
+    course's language as the reply is."""
     course = CourseInfo.from_meta(bundle.meta, bundle.title)
-    doc = conversation_document([Asked(question, answer)], course, guide_title=bundle.source_title)
+    doc = conversation_document([Asked(question, answer)], course, guide_title=bundle.source_title,
+                                words=course_words(bundle.meta.get("language")))
     return to_markdown(doc, reply_only=True)

@@ -13,7 +13,7 @@ prints it (PDF, print preview).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
@@ -21,17 +21,7 @@ from ..answer.citations import is_citation
 from ..answer.replies import note_in
 from ..records import HEADING_SEPARATOR, Answer, Passage
 from ..text.grammar import CITATION_MARKER, citation_numbers
-
-#: What each answer state is called in an exported document.
-STATE_NAMES = {
-    "answered": "Answered from the guides: each sentence was checked against the passage it cites.",
-    "extractive": "Quoted from the guides.",
-    "not-covered": "Not covered by the guides.",
-    "declined-off-topic": "Declined: the request was not about this course.",
-    "declined-injection": "Declined: Lantern only answers questions about the course guides.",
-}
-#: Said of an answer that Stop ended.
-STOPPED_NAME = "Stopped before the answer was finished."
+from .words import ExportWords, english_words
 
 
 @dataclass(frozen=True)
@@ -75,7 +65,7 @@ class ExportedAnswer:
     """One exchange of the document. ``verified`` holds the model's checked sentences (Markdown,
     markers renumbered; '' when the model wrote none), ``quotes`` the quoted blocks of the guides
     (Markdown, markers renumbered; '' when none), ``reply`` the fixed reply of a declined or
-    not-covered answer (plain text), ``state`` the words of :data:`STATE_NAMES`, ``references``
+    not-covered answer (plain text), ``state`` the words of its state (:meth:`ExportWords.state`), ``references
     the numbers of the references it cites, ``nearest`` the guide sections of a not-covered answer
     (``guide › section`` strings), ``answered_at`` when it finished (UTC)."""
 
@@ -93,24 +83,28 @@ class ExportedAnswer:
 @dataclass(frozen=True)
 class ConversationDocument:
     """A conversation ready to render: the ``course``, its ``answers`` (oldest first), the
-    ``references`` (by number) and when it was ``exported_at`` (UTC)."""
+    ``references`` (by number), when it was ``exported_at`` (UTC) and the ``words`` Lantern writes
+    around them (:mod:`app.export.words`; English by default)."""
 
     course: CourseInfo
     answers: tuple[ExportedAnswer, ...]
     references: tuple[Reference, ...]
     exported_at: datetime
+    words: ExportWords = field(default_factory=english_words)
 
     @property
     def title(self) -> str:
-        """The document's title: "Questions to Lantern: <course title>"."""
-        return f"Questions to Lantern: {self.course.title}" if self.course.title else "Questions to Lantern"
+        """The document's title: "Questions to Lantern: <course title>" in :attr:`words`' language."""
+        if self.course.title:
+            return self.words.text("title", course=self.course.title)
+        return self.words.text("title_untitled")
 
 
 @dataclass(frozen=True)
 class Asked:
     """An exchange to export: the ``question`` as typed, the final ``answer``, whether Stop ended
     it (``stopped``), when it finished (``answered_at``; None: the export's time) and ``note``,
-    words replacing the state's (:data:`STATE_NAMES`; '' keeps them)."""
+    words replacing the state's (:meth:`ExportWords.state`; '' keeps them)."""
 
     question: str
     answer: Answer
@@ -173,11 +167,13 @@ def _nearest(answer: Answer) -> tuple[str, ...]:
 
 def conversation_document(asked: Iterable[Asked], course: CourseInfo, *,
                           guide_title: Callable[[str], str] = lambda path: "",
-                          now: datetime | None = None) -> ConversationDocument:
+                          now: datetime | None = None, words: ExportWords | None = None) -> ConversationDocument:
     """The document of ``asked`` (oldest first) about ``course``. ``guide_title(path)`` names a
     guide ('' when unknown; e.g. :meth:`BundleReader.source_title`); ``now`` is the export's time
-    (default: now, UTC), also used for an exchange without ``answered_at``."""
+    (default: now, UTC), also used for an exchange without ``answered_at``; ``words``: the words
+    Lantern writes around the answers (default English; :mod:`app.export.words`)."""
     now = now or datetime.now(timezone.utc)
+    words = words or english_words()
     numbering = _Numbering(course, guide_title)
     answers = []
     for i, item in enumerate(asked, 1):
@@ -186,27 +182,29 @@ def conversation_document(asked: Iterable[Asked], course: CourseInfo, *,
         day = when.astimezone().date().isoformat()  # the day where the export is made
         numbers = {p.n: numbering.number(p, answer.corpus_version, day) for p in answer.citations}
         verified, quotes, reply = split_answer(answer)
-        state = item.note or STATE_NAMES.get(answer.state, answer.state)
+        state = item.note or words.state(answer.state)
         answers.append(ExportedAnswer(
-            number=i, question=item.question, state=f"{STOPPED_NAME} {state}" if item.stopped else state,
+            number=i, question=item.question, state=f"{words.text('stopped')} {state}" if item.stopped else state,
             verified=renumber(verified, numbers), quotes=renumber(quotes, numbers), reply=reply,
             references=tuple(dict.fromkeys(numbers.values())), nearest=_nearest(answer), answered_at=when))
     return ConversationDocument(course=course, answers=tuple(answers),
-                                references=tuple(numbering.references.values()), exported_at=now)
+                                references=tuple(numbering.references.values()), exported_at=now, words=words)
 
 
-def reference_text(ref: Reference) -> str:
+def reference_text(ref: Reference, words: ExportWords | None = None) -> str:
     """One reference as plain text: guide (title and path), section, course title and version,
     corpus version (first 12 hex digits) and date, e.g. ``Lesson 4: OLED (lessons/oled.md),
     section "Lesson 4 › Wiring". ESP32 Starter Lab, course version 2026-12-02-a482c15b, corpus
     a482c15bc143. Cited 2026-12-02.`` (a section path starting with the guide's title is given
-    without it)."""
+    without it), in ``words``' language (default English)."""
+    words = words or english_words()
     titled = bool(ref.guide_title) and ref.guide_title != ref.source
     guide = f"{ref.guide_title} ({ref.source})" if titled else ref.source
     within = ref.section
     if titled and within.startswith(ref.guide_title + HEADING_SEPARATOR):  # the guide's title is its first heading
         within = within[len(ref.guide_title + HEADING_SEPARATOR):]
-    section = f', section "{within}"' if within and within != ref.guide_title else ""
-    course = ", ".join(x for x in (ref.course, f"course version {ref.course_version}" if ref.course_version else "",
-                                   f"corpus {ref.corpus_version[:12]}" if ref.corpus_version else "") if x)
-    return f"{guide}{section}." + (f" {course}." if course else "") + f" Cited {ref.date}."
+    section = ", " + words.text("section", section=within) if within and within != ref.guide_title else ""
+    course = ", ".join(x for x in (
+        ref.course, words.text("course_version", version=ref.course_version) if ref.course_version else "",
+        words.text("corpus", corpus=ref.corpus_version[:12]) if ref.corpus_version else "") if x)
+    return f"{guide}{section}." + (f" {course}." if course else "") + " " + words.text("cited", date=ref.date)

@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from ..answer.citations import is_citation
 from ..text.grammar import CITATION_MARKER, citation_numbers
 from .document import ConversationDocument, ExportedAnswer, reference_text
+from .words import ExportWords
 
 #: Markdown characters escaped in plain text (the question, reference lines).
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&!{}])")
@@ -51,16 +52,16 @@ def md_escape(text: str) -> str:
 
 
 def _course_line(doc: ConversationDocument) -> str:
-    course = doc.course
-    parts = [course.title or "(untitled course)"]
+    course, words = doc.course, doc.words
+    parts = [course.title or words.text("untitled_course")]
     if course.course_id:
         parts[0] += f" ({course.course_id})"
     if course.course_version:
-        parts.append(f"course version {course.course_version}")
+        parts.append(words.text("course_version", version=course.course_version))
     if course.corpus_version:
-        parts.append(f"corpus {course.corpus_version[:12]}")
-    when = doc.exported_at.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()  # the PC's time zone
-    return f"Course: {', '.join(parts)}. Exported {when} by Lantern, answers drawn only from the course guides."
+        parts.append(words.text("corpus", corpus=course.corpus_version[:12]))
+    when = doc.exported_at.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()  # the PC's time zone, in digits
+    return words.text("course_line", course=", ".join(parts), when=when)
 
 
 def _quote_block(markdown: str) -> str:
@@ -68,21 +69,26 @@ def _quote_block(markdown: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in markdown.splitlines())
 
 
-def _no_images(markdown: str) -> str:
-    return _IMAGE.sub(lambda m: f"*[image: {m.group(1) or 'figure'}]*", markdown)
+def _image_words(alt: str, words: ExportWords) -> str:
+    return "[" + words.text("image", alt=alt or words.text("figure")) + "]"
 
 
-def _answer_markdown(a: ExportedAnswer, with_question: bool = True) -> list[str]:
-    out = [f"## Question {a.number}", "", md_escape(a.question), ""] if with_question else []
+def _no_images(markdown: str, words: ExportWords) -> str:
+    return _IMAGE.sub(lambda m: f"*{_image_words(m.group(1), words)}*", markdown)
+
+
+def _answer_markdown(a: ExportedAnswer, words: ExportWords, with_question: bool = True) -> list[str]:
+    out = [f"## {words.text('question', number=a.number)}", "", md_escape(a.question), ""] if with_question else []
     out += [f"*{md_escape(a.state)}*", ""]
     if a.verified:
-        out += ["**Answer** (each sentence checked against the passage it cites):", "", _no_images(a.verified), ""]
+        checked = words.text("colon", text=f"**{words.text('answer')}** ({words.text('answer_checked')})")
+        out += [checked, "", _no_images(a.verified, words), ""]
     if a.quotes:
-        out += ["**From the guides:**", "", _quote_block(_no_images(a.quotes)), ""]
+        out += [f"**{words.label('from_guides')}**", "", _quote_block(_no_images(a.quotes, words)), ""]
     if a.reply:
         out += [md_escape(a.reply), ""]
     if a.nearest:
-        out += ["**Nearest sections:**", ""] + [f"- {md_escape(n)}" for n in a.nearest] + [""]
+        out += [f"**{words.label('nearest')}**", ""] + [f"- {md_escape(n)}" for n in a.nearest] + [""]
     return out
 
 
@@ -91,20 +97,20 @@ def to_markdown(doc: ConversationDocument, reply_only: bool = False) -> str:
     the course line and the questions (``lantern ask --format markdown``: the replies and references)."""
     out = [] if reply_only else [f"# {md_escape(doc.title)}", "", md_escape(_course_line(doc)), ""]
     for answer in doc.answers:
-        out += _answer_markdown(answer, with_question=not reply_only)
+        out += _answer_markdown(answer, doc.words, with_question=not reply_only)
     if doc.references:
-        out += ["## References", ""]
+        out += [f"## {doc.words.text('references')}", ""]
         for ref in doc.references:
-            out += [f"\\[{ref.number}\\] {md_escape(reference_text(ref))}", ""]
+            out += [f"\\[{ref.number}\\] {md_escape(reference_text(ref, doc.words))}", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _markdown_it() -> MarkdownIt:
+def _markdown_it(words: ExportWords) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
     def image(_self, tokens, idx, options, env):
-        alt = "".join(t.content for t in (tokens[idx].children or [])) or "figure"
-        return f"<em>[image: {html.escape(alt)}]</em>"
+        alt = "".join(t.content for t in (tokens[idx].children or []))
+        return f"<em>{html.escape(_image_words(alt, words))}</em>"
 
     def link_open(_self, tokens, idx, options, env):
         href = tokens[idx].attrGet("href") or ""
@@ -137,17 +143,21 @@ def _text_html(text: str) -> str:
     return "<br>".join(html.escape(line) for line in text.strip().splitlines())
 
 
-def _answer_html(md: MarkdownIt, a: ExportedAnswer) -> list[str]:
-    out = [f'<div class="answer" id="answer-{a.number}">', f"<h2>Question {a.number}</h2>",
+def _answer_html(md: MarkdownIt, a: ExportedAnswer, words: ExportWords) -> list[str]:
+    def heading(level: int, text: str) -> str:
+        return f"<h{level}>{html.escape(text)}</h{level}>"
+
+    out = [f'<div class="answer" id="answer-{a.number}">', heading(2, words.text("question", number=a.number)),
            f'<p class="question">{_text_html(a.question)}</p>', f'<p class="state"><i>{html.escape(a.state)}</i></p>']
     if a.verified:
-        out += ["<h3>Answer (each sentence checked against the passage it cites)</h3>", md.render(_linked_markers(a.verified))]
+        checked = f"{words.text('answer')} ({words.text('answer_checked')})"
+        out += [heading(3, checked), md.render(_linked_markers(a.verified))]
     if a.quotes:
-        out += ["<h3>From the guides</h3>", f"<blockquote>{md.render(_linked_markers(a.quotes))}</blockquote>"]
+        out += [heading(3, words.text("from_guides")), f"<blockquote>{md.render(_linked_markers(a.quotes))}</blockquote>"]
     if a.reply:
         out.append(f"<p>{_text_html(a.reply)}</p>")
     if a.nearest:
-        out += ["<h3>Nearest sections</h3>", "<ul>"] + [f"<li>{html.escape(n)}</li>" for n in a.nearest] + ["</ul>"]
+        out += [heading(3, words.text("nearest")), "<ul>"] + [f"<li>{html.escape(n)}</li>" for n in a.nearest] + ["</ul>"]
     out.append("</div>")
     return out
 
@@ -155,17 +165,18 @@ def _answer_html(md: MarkdownIt, a: ExportedAnswer) -> list[str]:
 def to_html(doc: ConversationDocument) -> str:
     """The document as one self-contained HTML5 file (UTF-8, inline style sheet, no scripts, nothing
     loaded from elsewhere); every text is escaped (see the module's docstring)."""
-    md = _markdown_it()
+    md = _markdown_it(doc.words)
     title = html.escape(doc.title)
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+    out = ["<!DOCTYPE html>", f'<html lang="{html.escape(doc.words.language)}">', "<head>", '<meta charset="utf-8">',
            '<meta name="generator" content="Lantern">', f"<title>{title}</title>", f"<style>{STYLE}</style>",
            "</head>", "<body>", f"<h1>{title}</h1>", f'<p class="meta">{html.escape(_course_line(doc))}</p>']
     for answer in doc.answers:
-        out += _answer_html(md, answer)
+        out += _answer_html(md, answer, doc.words)
     if doc.references:
-        out += ["<h2>References</h2>", '<ol class="references">']
+        out += [f"<h2>{html.escape(doc.words.text('references'))}</h2>", '<ol class="references">']
         for ref in doc.references:
-            out.append(f'<li id="ref-{ref.number}"><a name="ref-{ref.number}"></a>{html.escape(reference_text(ref))}</li>')
+            text = html.escape(reference_text(ref, doc.words))
+            out.append(f'<li id="ref-{ref.number}"><a name="ref-{ref.number}"></a>{text}</li>')
         out.append("</ol>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

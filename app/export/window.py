@@ -6,6 +6,11 @@ Exports hold the conversation's finished exchanges (or the one on screen), writt
 HTML or PDF by the chosen file's ending, atomically; a path that cannot be written gets one
 sentence in the status bar and leaves nothing behind. *Print…* opens Qt's print preview
 (:class:`QPrintPreviewDialog`) of the same document the PDF is printed from.
+
+The words Lantern writes into these exports and printouts (:func:`window_words`: the title, "Question 1",
+each answer's state, the headings, the references) are in the window's language, translated by Qt
+with the rest of the window; the answers' own text stays in the course's language, as the window
+shows it (docs/gui.md, "Exports").
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 
 from ..errors import LanternError
-from ..gui.translation import tr
+from ..gui.translation import current_language, tr
 from .document import Asked, ConversationDocument, CourseInfo, conversation_document
 from .files import SUFFIXES, export_format, write_document
 from .printing import print_document, text_document
 from .render import to_html, to_markdown
+from .words import ExportWords
 
 #: The save dialog's file types, the first one chosen by default.
 FILE_TYPES = {"PDF (*.pdf)": "pdf", "Web page, HTML (*.html *.htm)": "html", "Markdown (*.md)": "markdown"}
@@ -90,7 +96,7 @@ class ExportActions(QObject):
         bundle = self.window.bundle
         asked = [Asked(e.question, e.answer, e.stopped, self._answered_at.get(e)) for e in exchanges]
         return conversation_document(asked, CourseInfo.from_meta(bundle.meta, bundle.title),
-                                     guide_title=bundle.source_title)
+                                     guide_title=bundle.source_title, words=window_words())
 
     def _chosen(self, alone: bool, what: str) -> list[Any]:
         """The exchanges to export or print (the one on screen when ``alone``); [] after saying why."""
@@ -191,6 +197,27 @@ class ExportActions(QObject):
         menu = self.answer_menu(pos)
         menu.exec(self.window.answer_view.viewport().mapToGlobal(pos))
         menu.deleteLater()
+
+
+def window_words() -> ExportWords:
+    """The words of an export made in the window, in the window's language (its Qt translation);
+    the English texts are those of ``[export]`` in app/i18n/en.toml (a test keeps them the same)."""
+    return ExportWords(current_language(), {
+        "title": tr("Questions to Lantern: {course}"), "title_untitled": tr("Questions to Lantern"),
+        "untitled_course": tr("(untitled course)"),
+        "course_line": tr("Course: {course}. Exported {when} by Lantern, answers drawn only from the course guides."),
+        "course_version": tr("course version {version}"), "corpus": tr("corpus {corpus}"),
+        "colon": tr("{text}:"), "question": tr("Question {number}"), "answer": tr("Answer"),
+        "answer_checked": tr("each sentence checked against the passage it cites"),
+        "from_guides": tr("From the guides"), "nearest": tr("Nearest sections"), "references": tr("References"),
+        "image": tr("image: {alt}"), "figure": tr("figure"), "section": tr('section "{section}"'),
+        "cited": tr("Cited {date}."),
+        "answered": tr("Answered from the guides: each sentence was checked against the passage it cites."),
+        "extractive": tr("Quoted from the guides."), "not_covered": tr("Not covered by the guides."),
+        "declined_off_topic": tr("Declined: the request was not about this course."),
+        "declined_injection": tr("Declined: Lantern only answers questions about the course guides."),
+        "stopped": tr("Stopped before the answer was finished."),
+    })
 
 
 def install_export(window: QMainWindow) -> ExportActions:

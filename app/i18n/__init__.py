@@ -1,7 +1,8 @@
 """Lantern's words and rules per language: one TOML table per language in this folder.
 
 ``<tag>.toml`` (``en``, ``fr``, ``es``) holds, for one language, the lines Lantern writes into a
-reply (``[replies]``, ``[languages]``) and the rules it reads a question with (``[screening]``:
+reply (``[replies]``, ``[languages]``) and into an exported conversation (``[export]``:
+app/export/words.py) and the rules it reads a question with (``[screening]``:
 off-topic requests, injections, override preambles; ``[question]``: the question's shape and
 follow-up cues; ``[names]``: the unknown-names rules of the evidence gate). ``en.toml`` is the
 reference a translator copies (docs/answers.md, "Languages").
@@ -36,19 +37,22 @@ PATTERN_KEYS = {
 }
 #: The word lists of ``[names]``.
 WORD_KEYS = ("run_openers", "calendar", "stop_words", "not_a_name", "lesson_folders")
+#: The word lists of ``[quotes]`` (quote selection, app/answer/rules.py).
+QUOTE_WORD_KEYS = ("points_back",)
 
 
 @dataclass(frozen=True)
 class LanguageRules:
     """One language's texts and rules (or a course's: its language's, then English's).
 
-    ``tags``: the languages merged, first wins (``("fr", "en")``). ``replies``: text name ->
-    template (``str.format`` placeholders, see ``en.toml``). ``languages``: tag -> language name
+    ``tags``: the languages merged, first wins (``("fr", "en")``). ``replies`` and ``export``: text
+    name -> template (``str.format`` placeholders, see ``en.toml``). ``languages``: tag -> language name
     in the replies' language. Each rule field is a tuple of compiled patterns (matched ignoring
     case; ``not_names`` with case); each word field a frozenset of lower-case words."""
 
     tags: tuple[str, ...]
     replies: dict[str, str] = field(default_factory=dict)
+    export: dict[str, str] = field(default_factory=dict)
     languages: dict[str, str] = field(default_factory=dict)
     injection: tuple[re.Pattern, ...] = ()
     override_preamble: tuple[re.Pattern, ...] = ()
@@ -67,6 +71,8 @@ class LanguageRules:
     stop_words: frozenset[str] = frozenset()
     not_a_name: frozenset[str] = frozenset()
     lesson_folders: frozenset[str] = frozenset()
+    #: ``[quotes]``: words that open a sentence pointing back to the one before ("This…", "Cela…", "Esto…")
+    points_back: frozenset[str] = frozenset()
 
     @property
     def language(self) -> str:
@@ -129,8 +135,11 @@ def _compiled(tag: str, data: dict) -> LanguageRules:
         patterns[name] = tuple(re.compile(p, re.IGNORECASE) for p in data.get(section, {}).get(key, []))
     names = data.get("names", {})
     words: dict[str, Any] = {key: frozenset(str(w).lower() for w in names.get(key, [])) for key in WORD_KEYS}
+    quotes = data.get("quotes", {})
+    words.update({key: frozenset(str(w).lower() for w in quotes.get(key, [])) for key in QUOTE_WORD_KEYS})
     return LanguageRules(
         tags=(tag,), replies={str(k): str(v) for k, v in data.get("replies", {}).items()},
+        export={str(k): str(v) for k, v in data.get("export", {}).items()},
         languages={str(k): str(v) for k, v in data.get("languages", {}).items()},
         not_names=tuple(re.compile(p) for p in names.get("not_names", [])), **patterns, **words)
 
@@ -149,8 +158,9 @@ def language_rules(tag: str | None) -> LanguageRules:
         return english
     merged: dict = {name: getattr(own, name) + getattr(english, name)
                     for name in (*PATTERN_KEYS.values(), "not_names")}
-    merged.update({key: getattr(own, key) | getattr(english, key) for key in WORD_KEYS})
+    merged.update({key: getattr(own, key) | getattr(english, key) for key in (*WORD_KEYS, *QUOTE_WORD_KEYS)})
     return LanguageRules(tags=(base, REFERENCE), replies={**english.replies, **own.replies},
+                         export={**english.export, **own.export},
                          languages=dict(own.languages), **merged)
 
 

@@ -111,7 +111,8 @@ def _write_report(args) -> None:
               "or merge the files of lab PCs with --merge.",
               file=sys.stderr)
     fmt = args.format or _format_of(args.output)
-    filters = {"course": args.course, "since": args.since, "guides": course_guides(args.course, rows)}
+    filters = {"course": args.course, "since": args.since, "guides": course_guides(args.course, rows),
+               "languages": course_languages(rows)}
     text = {"html": lambda: report_html(rows, **filters), "csv": lambda: report_csv(rows),
             "json": lambda: report_json(rows, **filters)}[fmt]()
     if args.output is None:
@@ -162,3 +163,23 @@ def course_guides(course: str | None, rows: list) -> tuple[str, ...]:
     except Exception as exc:  # a damaged library never stops a report
         logger.info("the guides of %s could not be listed: %s", wanted, exc)
     return ()
+
+
+def course_languages(rows: list) -> dict[str, str]:
+    """The language tag of each course of ``rows`` whose bundle is installed on this PC (its
+    ``meta['language']``; a usable copy's before an older or damaged one's), for grouping its questions
+    into topics in its language; a course not installed, or of unknown language, is left out (then
+    read as English). Never raises."""
+    wanted = {row.course_id for row in rows}
+    found: dict[str, str] = {}
+    if not wanted:
+        return found
+    try:
+        from ..bundle.library import list_courses
+
+        for entry in sorted(list_courses(verify=False), key=lambda e: e.state != "ok"):
+            if entry.course_id in wanted and entry.language:
+                found.setdefault(entry.course_id, entry.language)
+    except Exception as exc:  # a damaged library never stops a report
+        logger.info("the languages of the courses could not be read: %s", exc)
+    return found

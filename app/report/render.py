@@ -19,6 +19,7 @@ import datetime as dt
 import io
 import json
 from collections import Counter
+from collections.abc import Mapping
 
 from .log import REPLY_GROUPS, LoggedQuestion
 from .topics import Topic, group_topics, needs_attention
@@ -31,11 +32,13 @@ TOP_TOPICS = 15
 
 
 def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: dt.date | None = None,
-              guides: tuple[str, ...] = ()) -> dict:
+              guides: tuple[str, ...] = (), languages: Mapping[str, str] | None = None) -> dict:
     """The report's numbers: ``totals`` per reply group, ``helped`` (yes / no / unanswered),
     ``weeks`` (Monday's date -> counts per group), ``cited_most`` / ``cited_least`` (guide, count),
     ``topics`` (:class:`~app.report.topics.Topic` of the questions that need attention). ``guides`` are
-    the course's guide paths when its bundle is on this PC: those never cited count 0 in ``cited_least``."""
+    the course's guide paths when its bundle is on this PC: those never cited count 0 in ``cited_least``.
+    ``languages`` (course id -> language tag, of the courses installed on this PC) is the language each
+    course's questions are grouped into topics in (:func:`~app.report.topics.group_topics`)."""
     totals = Counter(r.group for r in rows)
     weeks: dict[str, Counter] = {}
     for row in rows:
@@ -54,7 +57,7 @@ def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: d
         "weeks": {week: {g: weeks[week].get(g, 0) for g in GROUPS} for week in sorted(weeks)},
         "cited_most": [item for item in ranked[:TOP_GUIDES] if item[1] > 0],
         "cited_least": sorted(ranked[-TOP_GUIDES:], key=lambda item: (item[1], item[0])) if ranked else [],
-        "topics": group_topics([r for r in rows if needs_attention(r)]),
+        "topics": group_topics([r for r in rows if needs_attention(r)], languages),
     }
 
 

@@ -11,16 +11,26 @@ Two passes, both deterministic:
    :data:`SIMILARITY` joins the topic, else the question starts a new one. The topic is named
    after its most common words.
 
+The words are read in the language of the question's course (``languages``: course id -> language
+tag, from the course's bundle): its Snowball stemmer and stop words (:func:`app.text.tokenize.stemmer_for`)
+and its table's ``[names] stop_words`` (app/i18n: "comment", "pourquoi"…), an elided stop word
+dropped (``l'installation`` is ``installation``), so "Comment installer le paquet sur la carte ?"
+and "L'installation des paquets ne marche pas" make one topic in a French course (two when read as
+English). A course with no known language is read as English.
+
 Measured on a few hundred questions this takes milliseconds; the pass is quadratic in the
 number of topics, which stays small because the report only groups questions that need attention.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..text.tokenize import query_words, written_words
+from ..i18n import language_rules
+from ..text.tokenize import DEFAULT_STEMMER, STOP_WORDS, query_words, stemmer_for, written_words
 from .log import LoggedQuestion
 
 #: Jaccard similarity of content words (0..1) at which a question joins a topic.
@@ -30,6 +40,9 @@ EXAMPLES = 3
 #: Words of asking that say nothing about the topic (beyond retrieval's stopwords).
 ASKING_WORDS = frozenset("how what why when where which who whom whose does do did can could should would shall "
                          "will my i me we our you your is are was were be it its get got need want".split())
+
+#: A word starting with an elided one- or two-letter word: ``l'installation``, ``qu'est``.
+_ELISION = re.compile(r"^(\w{1,2})['’](\w.*)$")
 
 
 @dataclass
@@ -62,9 +75,11 @@ def needs_attention(row: LoggedQuestion) -> bool:
     return row.state == "not-covered" or row.helped is False
 
 
-def group_topics(rows: list[LoggedQuestion]) -> list[Topic]:
+def group_topics(rows: list[LoggedQuestion], languages: Mapping[str, str] | None = None) -> list[Topic]:
     """The topics of ``rows`` (usually those that :func:`needs_attention`), largest first
-    (ties: by label)."""
+    (ties: by label). ``languages``: course id -> the course's language tag (``fr``, ``es-MX``); a
+    row's words are read in its course's language, English for a course not in it."""
+    languages = languages or {}
     term_counts = Counter(t.lower() for r in rows for t in dict.fromkeys(r.missing_terms))
     by_term: dict[str, Topic] = {}
     similar: list[tuple[frozenset[str], Topic]] = []
@@ -73,7 +88,7 @@ def group_topics(rows: list[LoggedQuestion]) -> list[Topic]:
             term = max((t.lower() for t in row.missing_terms), key=lambda t: (term_counts[t], t))
             by_term.setdefault(term, Topic(term, True)).questions.append(row)
             continue
-        words = _content_words(row.question)
+        words = _content_words(row.question, languages.get(row.course_id, ""))
         for seed, topic in similar:
             if _jaccard(words, seed) >= SIMILARITY:
                 topic.questions.append(row)
@@ -81,26 +96,40 @@ def group_topics(rows: list[LoggedQuestion]) -> list[Topic]:
         else:
             similar.append((words, Topic("", False, [row])))
     for _seed, topic in similar:
-        topic.label = _common_words(topic.questions)
+        topic.label = _common_words(topic.questions, languages)
     topics = list(by_term.values()) + [t for _s, t in similar]
     return sorted(topics, key=lambda t: (-t.count, t.label))
 
 
-def _content_words(text: str) -> frozenset[str]:
-    """The stemmed content words of ``text`` (no stopwords, no :data:`ASKING_WORDS`)."""
-    kept = " ".join(w for w in written_words(text) if w.lower() not in ASKING_WORDS)
-    return frozenset(variants[0] for variants in query_words(kept))
+def _content_words(text: str, language: str = "") -> frozenset[str]:
+    """The content words of ``text`` stemmed in ``language`` (a tag; '' English): no stopwords of
+    that language, no :data:`ASKING_WORDS`, none of its table's ``[names] stop_words``; outside
+    English an elided stop word goes too (``l'installation`` is ``installation``)."""
+    stemmer = stemmer_for(language)
+    asking = ASKING_WORDS | language_rules(language).stop_words
+    words = (_unelided(w, stemmer) for w in written_words(text))
+    kept = " ".join(w for w in words if w.lower() not in asking)
+    return frozenset(variants[0] for variants in query_words(kept, stemmer))
+
+
+def _unelided(word: str, stemmer: str) -> str:
+    """``word`` without a leading elided stop word of ``stemmer``'s language (French ``l'``, ``qu'``)."""
+    elided = _ELISION.match(word)
+    if stemmer == DEFAULT_STEMMER or not elided or elided.group(1).lower() not in STOP_WORDS.get(stemmer, ()):
+        return word
+    return elided.group(2)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def _common_words(rows: list[LoggedQuestion], n: int = 3) -> str:
+def _common_words(rows: list[LoggedQuestion], languages: Mapping[str, str], n: int = 3) -> str:
     """The ``n`` content words most questions of ``rows`` share, as written (lower case)."""
     counts: Counter[str] = Counter()
     for row in rows:
-        words = {w.lower() for w in written_words(row.question) if _content_words(w)}
+        language = languages.get(row.course_id, "")
+        words = {w.lower() for w in written_words(row.question) if _content_words(w, language)}
         counts.update(words)
     top = [w for w, _c in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]]
     return ", ".join(top) or "(no words)"

@@ -892,6 +892,90 @@
         <translation>Imprimir esta respuesta…</translation>
     </message>
     <message>
+        <source>Questions to Lantern: {course}</source>
+        <translation>Preguntas a Lantern: {course}</translation>
+    </message>
+    <message>
+        <source>Questions to Lantern</source>
+        <translation>Preguntas a Lantern</translation>
+    </message>
+    <message>
+        <source>(untitled course)</source>
+        <translation>(curso sin título)</translation>
+    </message>
+    <message>
+        <source>Course: {course}. Exported {when} by Lantern, answers drawn only from the course guides.</source>
+        <translation>Curso: {course}. Exportado el {when} por Lantern, con respuestas tomadas solo de las guías del curso.</translation>
+    </message>
+    <message>
+        <source>course version {version}</source>
+        <translation>versión del curso {version}</translation>
+    </message>
+    <message>
+        <source>corpus {corpus}</source>
+        <translation>corpus {corpus}</translation>
+    </message>
+    <message>
+        <source>{text}:</source>
+        <translation>{text}:</translation>
+    </message>
+    <message>
+        <source>Question {number}</source>
+        <translation>Pregunta {number}</translation>
+    </message>
+    <message>
+        <source>each sentence checked against the passage it cites</source>
+        <translation>cada frase comprobada con el pasaje que cita</translation>
+    </message>
+    <message>
+        <source>From the guides</source>
+        <translation>Según las guías</translation>
+    </message>
+    <message>
+        <source>Nearest sections</source>
+        <translation>Secciones más cercanas</translation>
+    </message>
+    <message>
+        <source>References</source>
+        <translation>Referencias</translation>
+    </message>
+    <message>
+        <source>image: {alt}</source>
+        <translation>imagen: {alt}</translation>
+    </message>
+    <message>
+        <source>figure</source>
+        <translation>figura</translation>
+    </message>
+    <message>
+        <source>section &quot;{section}&quot;</source>
+        <translation>sección «{section}»</translation>
+    </message>
+    <message>
+        <source>Cited {date}.</source>
+        <translation>Citado el {date}.</translation>
+    </message>
+    <message>
+        <source>Answered from the guides: each sentence was checked against the passage it cites.</source>
+        <translation>Respondido a partir de las guías: cada frase se comprobó con el pasaje que cita.</translation>
+    </message>
+    <message>
+        <source>Quoted from the guides.</source>
+        <translation>Citado de las guías.</translation>
+    </message>
+    <message>
+        <source>Not covered by the guides.</source>
+        <translation>Las guías no tratan este tema.</translation>
+    </message>
+    <message>
+        <source>Declined: the request was not about this course.</source>
+        <translation>Rechazado: la petición no trataba de este curso.</translation>
+    </message>
+    <message>
+        <source>Stopped before the answer was finished.</source>
+        <translation>Detenido antes de terminar la respuesta.</translation>
+    </message>
+    <message>
         <source>Did this help?</source>
         <translation>¿Le ha servido esta respuesta?</translation>
     </message>

@@ -892,6 +892,90 @@
         <translation>Imprimer cette réponse…</translation>
     </message>
     <message>
+        <source>Questions to Lantern: {course}</source>
+        <translation>Questions à Lantern&#xa0;: {course}</translation>
+    </message>
+    <message>
+        <source>Questions to Lantern</source>
+        <translation>Questions à Lantern</translation>
+    </message>
+    <message>
+        <source>(untitled course)</source>
+        <translation>(cours sans titre)</translation>
+    </message>
+    <message>
+        <source>Course: {course}. Exported {when} by Lantern, answers drawn only from the course guides.</source>
+        <translation>Cours&#xa0;: {course}. Exporté le {when} par Lantern, réponses tirées uniquement des guides du cours.</translation>
+    </message>
+    <message>
+        <source>course version {version}</source>
+        <translation>version du cours {version}</translation>
+    </message>
+    <message>
+        <source>corpus {corpus}</source>
+        <translation>corpus {corpus}</translation>
+    </message>
+    <message>
+        <source>{text}:</source>
+        <translation>{text}&#xa0;:</translation>
+    </message>
+    <message>
+        <source>Question {number}</source>
+        <translation>Question {number}</translation>
+    </message>
+    <message>
+        <source>each sentence checked against the passage it cites</source>
+        <translation>chaque phrase vérifiée d&apos;après le passage qu&apos;elle cite</translation>
+    </message>
+    <message>
+        <source>From the guides</source>
+        <translation>D&apos;après les guides</translation>
+    </message>
+    <message>
+        <source>Nearest sections</source>
+        <translation>Sections les plus proches</translation>
+    </message>
+    <message>
+        <source>References</source>
+        <translation>Références</translation>
+    </message>
+    <message>
+        <source>image: {alt}</source>
+        <translation>image&#xa0;: {alt}</translation>
+    </message>
+    <message>
+        <source>figure</source>
+        <translation>figure</translation>
+    </message>
+    <message>
+        <source>section &quot;{section}&quot;</source>
+        <translation>section «&#xa0;{section}&#xa0;»</translation>
+    </message>
+    <message>
+        <source>Cited {date}.</source>
+        <translation>Cité le {date}.</translation>
+    </message>
+    <message>
+        <source>Answered from the guides: each sentence was checked against the passage it cites.</source>
+        <translation>Réponse tirée des guides&#xa0;: chaque phrase a été vérifiée d&apos;après le passage qu&apos;elle cite.</translation>
+    </message>
+    <message>
+        <source>Quoted from the guides.</source>
+        <translation>Cité d&apos;après les guides.</translation>
+    </message>
+    <message>
+        <source>Not covered by the guides.</source>
+        <translation>Non traité par les guides.</translation>
+    </message>
+    <message>
+        <source>Declined: the request was not about this course.</source>
+        <translation>Refusé&#xa0;: la demande ne portait pas sur ce cours.</translation>
+    </message>
+    <message>
+        <source>Stopped before the answer was finished.</source>
+        <translation>Arrêté avant la fin de la réponse.</translation>
+    </message>
+    <message>
         <source>Did this help?</source>
         <translation>Cette réponse vous a-t-elle aidé&#xa0;?</translation>
     </message>
