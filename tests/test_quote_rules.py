@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.answer.blocks import Unit
+from app.answer.blocks import Unit, passage_units
 from app.answer.extractive import asks_count, choose_quotes, make_query
 from app.answer.quotes import Quote
 from app.answer.rules import (
@@ -13,10 +13,12 @@ from app.answer.rules import (
     PASSAGE_RULES,
     QUOTE_RULES,
     RuleContext,
+    after_example,
     choose_blocks,
     counting,
     duplicate,
     echo,
+    follows_on,
     guide_question,
     heading,
     near_best,
@@ -187,6 +189,72 @@ def test_echo_brings_the_block_after_a_restated_question():
     blocks = _blocks((pasted, 1.0), (fix, 0.1))
     assert echo([pasted], blocks, _ctx("Why is port 1883 refused? Error")) == [pasted, fix]
     assert echo([pasted], blocks, _ctx("Which port?")) == [pasted]
+
+
+def _course_ctx(question: str, language: str) -> RuleContext:
+    """A rule context for a course in ``language`` (``fr``, ``es``; '' English), cut with its stemmer."""
+    stemmer = {"fr": "french", "es": "spanish"}.get(language, "english")
+    settings = replace(SETTINGS, language=language, stemmer=stemmer)
+    return RuleContext(make_query(question, language=language, stemmer=stemmer), settings, None)
+
+
+def _course_blocks(text: str, language: str) -> PassageBlocks:
+    stemmer = {"fr": "french", "es": "spanish"}.get(language, "english")
+    units = passage_units(text, "Cours › Leçon", stemmer=stemmer)
+    return _blocks(*((u, 1.0) for u in units))
+
+
+def test_echo_takes_a_lead_in_showing_the_question_s_command_for_a_restated_question():
+    # The best block restates the question with the command it asks about; the error message, the
+    # answer, is the code block after it (French dev set, shfr-001).
+    text = ("Si nous essayons de supprimer le répertoire `thesis` en utilisant `rm thesis`, nous recevons "
+            "un message d'erreur :\n\n```bash\n$ rm thesis\n```\n\n"
+            "```error\nrm: cannot remove 'thesis': Is a directory\n```\n")
+    blocks = _course_blocks(text, "fr")
+    lead, error = (c.unit for c in blocks.candidates)
+    assert lead.kind == "lead-in" and error.kind == "code"
+    ctx = _course_ctx("Quel message d'erreur affiche rm si j'essaie de supprimer le répertoire thesis sans option ?", "fr")
+    assert echo([lead], blocks, ctx) == [lead, error]
+    other = _course_ctx("Comment créer un fichier vide avec touch ?", "fr")
+    assert echo([lead], blocks, other) == [lead]  # not a restatement of that question
+    code_first = _blocks((error, 1.0), (lead, 0.5))
+    assert echo([error], code_first, ctx) == [error]  # a code block alone is an answer, never an echo
+
+
+def test_after_example_brings_the_sentence_that_says_what_the_example_shows():
+    text = ("Es una mala idea intentar redireccionar la salida de un comando que opera en un archivo, al mismo "
+            "archivo. Por ejemplo:\n\n```bash\n$ sort -n lengths.txt > lengths.txt\n```\n\n"
+            "Hacer algo como esto puede regresar resultados incorrectos y/o eliminar el contenido de `lengths.txt`.\n")
+    blocks = _course_blocks(text, "es")
+    idea, example, result = (c.unit for c in blocks.candidates)
+    assert example.kind == "lead-in" and result.kind == "sentence"
+    ctx = _course_ctx("¿Qué pasa si mando la salida de sort al mismo archivo que estoy ordenando?", "es")
+    assert after_example([idea, example], blocks, ctx) == [idea, example, result]
+    # a lead-in that says something itself is not an example's introduction
+    said = replace(example, text="Para ordenar el archivo por números y guardar el resultado, escribe:\n\n"
+                                 "```bash\n$ sort -n a\n```")
+    assert after_example([said], _blocks((said, 1.0), (result, 0.1)), ctx) == [said]
+
+
+def test_follows_on_brings_the_example_a_pointing_back_sentence_shows():
+    text = ('Para restringir los aciertos a las líneas que contienen la palabra "The" por sí sola, podemos usar '
+            "`grep` con el indicador `-w`. Esto limitará las coincidencias a palabras.\n\n"
+            "```bash\n$ grep -w The haiku.txt\n```\n")
+    blocks = _course_blocks(text, "es")
+    tells, shows = (c.unit for c in blocks.candidates)
+    assert tells.kind == "sentence" and shows.kind == "lead-in" and shows.text.startswith("Esto")
+    assert follows_on([tells], blocks, _course_ctx("¿Qué hace la opción -w de grep?", "es")) == [tells, shows]
+    # "Esto" points back only in the Spanish table: an English course does not read it so
+    assert follows_on([tells], blocks, _course_ctx("What does grep -w do?", "")) == [tells]
+    short = replace(SETTINGS, language="es", stemmer="spanish", passage_quote_chars=len(tells.text) + 10)
+    assert follows_on([tells], blocks, RuleContext(make_query("grep -w"), short)) == [tells]
+
+
+def test_points_back_reads_the_course_language_s_words():
+    before, after = _unit("Le shell Unix n'a pas de corbeille.", 0), _unit("Cela signifie que rm est définitif.", 1)
+    blocks = _blocks((before, 0.1), (after, 1.0))
+    assert points_back([after], blocks, _course_ctx("rm", "fr")) == [after, before]
+    assert points_back([after], blocks, _course_ctx("rm", "")) == [after]
 
 
 def test_guide_question_brings_its_answer():

@@ -12,19 +12,21 @@ pipeline", has an entry per rule):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence, TypeVar
 
+from ..i18n import language_rules
 from ..text.grammar import LIST_MARKER, LIST_MARKER_TEXT
 from ..text.tokenize import DEFAULT_STEMMER, query_words, words_found
 from .blocks import Unit
 from .quotes import Quote
-from .scorers import Candidate, PassageBlocks, Query, exact_bonus, holds_question_word
+from .scorers import Candidate, PassageBlocks, Query, exact_bonus, holds_question_word, stop_stems
 from .settings import AnswerSettings
 
-#: A sentence opening with a word that points back ("This behavior…", "It…", "These…").
-_POINTS_BACK = re.compile(r"^[*_]*(this|these|that|those|it|its|they|their|such|both|here|there)\b", re.I)
+#: A fence line of a code block (its info string, "```bash", is not a word of the block).
+_FENCE_LINE = re.compile(r"(?m)^[ \t>]*(?:```|~~~)[^\n]*$")
 _MARKUP_EDGE = re.compile(r"^[\s>*_+-]*(?:\d+[.)]\s+)?|[\s*_]+$")
 
 
@@ -94,23 +96,38 @@ def _after(unit: Unit, candidates: Sequence[Candidate]) -> Unit | None:
     return candidates[unit.order + 1].unit if unit.order + 1 < len(candidates) else None
 
 
-def echoes(unit: Unit, words: Sequence[tuple[str, ...]], share: float, stemmer: str = DEFAULT_STEMMER) -> bool:
+@functools.lru_cache(maxsize=16)
+def points_back_pattern(language: str) -> re.Pattern:
+    """A sentence opening with a word that points back ("This behavior…", "Cela…", "Esto…"): the
+    ``[quotes] points_back`` words of ``language``'s table (app/i18n) and English's."""
+    words = sorted(language_rules(language).points_back, key=len, reverse=True)
+    return re.compile(rf"^[*_]*(?:{'|'.join(map(re.escape, words))})\b", re.I)
+
+
+def echoes(unit: Unit, words: Sequence[tuple[str, ...]], share: float, stemmer: str = DEFAULT_STEMMER,
+           stop: frozenset[str] = frozenset()) -> bool:
     """Whether ``unit`` mostly restates the question (at least ``share`` of its own words, cut with
-    ``stemmer``, are among ``words``: an error message the student pasted, a problem statement)
-    rather than answering it."""
-    own = query_words(unit.match_text, stemmer)
-    if not own or "```" in unit.text:
+    ``stemmer`` and without the ``stop`` words, are among ``words``: an error message the student
+    pasted, a problem statement) rather than answering it. A code block is an answer, never an echo;
+    a lead-in with its code ("If we try `rm thesis`, we get an error: ```$ rm thesis```") is judged
+    by its words, the code's included, its fence lines not."""
+    if unit.kind != "lead-in" and "```" in unit.text:
+        return False
+    own = [w for w in query_words(_FENCE_LINE.sub(" ", unit.match_text), stemmer) if w[0] not in stop]
+    if not own:
         return False
     asked = {v for w in words for v in w}
     return words_found(own, asked) >= share * len(own)
 
 
 def echo(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> list[Unit]:
-    """``echo``: a best block that restates the question (:func:`echoes`, ``echo_share``) brings the
-    block after it, its answer."""
+    """``echo``: a best block that restates the question (:func:`echoes`, ``echo_share``; the course
+    language's stop words not counted, as in the question's words) brings the block after it, its
+    answer."""
     follower = _after(chosen[0], blocks.candidates)
-    if follower is None or follower in chosen or \
-            not echoes(chosen[0], ctx.query.words, ctx.settings.echo_share, ctx.query.stemmer):
+    q = ctx.query
+    if follower is None or follower in chosen or not echoes(
+            chosen[0], q.words, ctx.settings.echo_share, q.stemmer, stop_stems(ctx.settings.language, q.stemmer)):
         return chosen
     return chosen + [follower]
 
@@ -134,8 +151,40 @@ def points_back(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> 
         before = blocks.candidates[unit.order - 1].unit if unit.order else None
         if (unit.kind == "sentence" and before is not None and before not in chosen
                 and before.kind == "sentence" and before.start == unit.start
-                and _POINTS_BACK.match(unit.text)):
+                and points_back_pattern(ctx.settings.language).match(unit.text)):
             chosen.append(before)
+    return chosen
+
+
+def follows_on(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> list[Unit]:
+    """``follows_on``: a chosen sentence brings the next unit of its paragraph when that one opens with
+    a word that points back and shows the example it speaks of ("…use `grep` with `-w`." then "This
+    limits matches to words: ```grep -w The```"), while the quoted blocks stay within
+    ``passage_quote_chars`` characters."""
+    chosen = list(chosen)
+    used = sum(len(u.text) for u in chosen)
+    pattern = points_back_pattern(ctx.settings.language)
+    for unit in list(chosen):
+        after = _after(unit, blocks.candidates)
+        if (unit.kind == "sentence" and after is not None and after not in chosen and after.kind == "lead-in"
+                and after.start == unit.start and pattern.match(after.text)
+                and used + len(after.text) <= ctx.settings.passage_quote_chars):
+            chosen.append(after)
+            used += len(after.text)
+    return chosen
+
+
+def after_example(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> list[Unit]:
+    """``after_example``: a chosen lead-in whose sentence has at most ``example_lead_words`` words
+    ("For example:", "Par exemple :") brings the sentence after its example, which says what the
+    example shows ("Doing this may give you incorrect results")."""
+    chosen = list(chosen)
+    for unit in list(chosen):
+        lead = unit.text.split("\n\n", 1)[0]
+        after = _after(unit, blocks.candidates)
+        if (unit.kind == "lead-in" and len(re.findall(r"\w+", lead)) <= ctx.settings.example_lead_words
+                and after is not None and after.kind == "sentence" and after not in chosen):
+            chosen.append(after)
     return chosen
 
 
@@ -247,7 +296,8 @@ PASSAGE_RULES: tuple[tuple[str, Callable[[list[PassageBlocks], RuleContext], lis
     ("near_best", near_best), ("relevant", relevant))
 BLOCK_RULES: tuple[tuple[str, Callable[[list[Unit], PassageBlocks, RuleContext], list[Unit]]], ...] = (
     ("second_block", second_block), ("counting", counting), ("echo", echo),
-    ("guide_question", guide_question), ("points_back", points_back))
+    ("guide_question", guide_question), ("points_back", points_back), ("follows_on", follows_on),
+    ("after_example", after_example))
 QUOTE_RULES: tuple[tuple[str, Callable[[list[Quote], RuleContext], list[Quote]]], ...] = (
     ("heading", heading), ("duplicate", duplicate), ("repeats", repeats), ("partial_list", partial_list))
 
