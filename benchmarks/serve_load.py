@@ -10,7 +10,9 @@ connections; target 0); the server's RSS (MB) when ready, at the end and its pea
 the model (how many asks waited, the longest line seen, how many got the passages alone).
 
 By default the server runs search-only (``lantern serve --search-only``: retrieval with the real
-embedding model, then the extractive answer). ``--model-seconds S`` runs instead a server whose chat
+embedding model, then the extractive answer); ``--in-app-model`` serves with the in-app chat model and
+``--model-url URL`` with the lab's model engine at URL (one question at a time goes to the model, as in a lab).
+``--model-seconds S`` runs instead a server whose chat
 model is a stand-in that takes S seconds per answer (the line for the model is then what is
 measured, not the model); ``--queue N`` sets how many may wait. A benchmark, not a test: nothing is
 asserted. Every request has a timeout (``--timeout`` seconds) and the run as a whole is bounded.
@@ -160,13 +162,27 @@ def summarise(asks: list[dict], seconds: float) -> dict:
                       "passages_alone_busy": sum(1 for a in asks if a["busy"])}}
 
 
+def mode_name(args: argparse.Namespace) -> str:
+    """How the measured server answered, in words for the report."""
+    if args.model_seconds:
+        return f"stand-in model, {args.model_seconds} s an answer, queue {args.queue}"
+    if args.model_url:
+        return f"model engine {args.model_url}, queue {args.queue}"
+    mode = f"in-app model, queue {args.queue}" if args.in_app_model else "search-only"
+    return mode + (", keyword-only" if args.keyword_only else "")
+
+
 def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
     """The server in a child process; its base URL once it listens."""
     if args.model_seconds > 0:
         command = [sys.executable, __file__, str(args.bundle), "--serve-child", "--model-seconds",
                    str(args.model_seconds), "--queue", str(args.queue)]
     else:
-        command = [sys.executable, "-m", "app", "serve", "--bundle", str(args.bundle), "--search-only", "--port", "0"]
+        command = [sys.executable, "-m", "app", "serve", "--bundle", str(args.bundle), "--port", "0", "--queue", str(args.queue)]
+        if args.model_url:
+            command += ["--model-url", args.model_url]
+        elif not args.in_app_model:
+            command += ["--search-only"]
         command += ["--keyword-only"] if args.keyword_only else []
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -232,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds a student reads before each question (default 0: at once, back to back)")
     parser.add_argument("--keyword-only", action="store_true", help="serve without the embedding model")
+    parser.add_argument("--in-app-model", action="store_true", help="serve with the in-app chat model (not search-only)")
+    parser.add_argument("--model-url", default="", help="serve with this model engine (an OpenAI-compatible URL)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--serve-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -251,8 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         child.terminate()
         child.wait(10)
     report.update({"students": args.students, "questions_each": args.questions, "think_s": args.think,
-                   "mode": f"stand-in model, {args.model_seconds} s an answer, queue {args.queue}"
-                   if args.model_seconds else "search-only" + (", keyword-only" if args.keyword_only else ""),
+                   "mode": mode_name(args),
                    "rss_mb": {"ready": ready.get("VmRSS"), "end": end.get("VmRSS"), "peak": end.get("VmHWM")},
                    "load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()})
     print(json.dumps(report, indent=None if args.json else 2))
