@@ -98,3 +98,35 @@ def test_the_command_line_writes_a_french_course_s_export_in_french(capsys, fren
     assert '<html lang="fr">' in page and "Questions à Lantern : Atelier ESP32" in page
     assert "Pas de réponse dans le fichier d’historique." in page and "Exporté le " in page
     assert "No answer in the history file." not in page
+
+
+def _export_line(capsys, bundle: Path, tmp_path: Path, questions: list[str], name: str) -> tuple[Path, str]:
+    history = tmp_path / f"{name}.json"
+    history.write_text(json.dumps([{"role": "user", "content": q} for q in questions]), encoding="utf-8")
+    out = tmp_path / name
+    capsys.readouterr()
+    assert main(["export", "--bundle", str(bundle), "--history", str(history), "-o", str(out)]) == 0
+    return out, capsys.readouterr().out
+
+
+def test_lantern_export_says_what_it_saved_in_the_course_s_language(capsys, french_bundle, tmp_path):
+    out, line = _export_line(capsys, french_bundle, tmp_path, ["Et la LED ?"], "une.html")
+    assert line == f"Fichier {out} (html) enregistré avec 1 réponse et 0 références.\n"
+    out, line = _export_line(capsys, french_bundle, tmp_path, ["Et la LED ?", "Et l'écran ?"], "deux.md")
+    assert line == f"Fichier {out} (markdown) enregistré avec 2 réponses et 0 références.\n"
+    assert "Saved" not in line and "answers" not in line
+
+
+def test_lantern_export_says_it_in_english_for_a_language_without_a_table(capsys, tmp_path):
+    root = tmp_path / "kurs"
+    for path, text in FRENCH_GUIDES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    german = tmp_path / "kurs.sqlite"
+    build_bundle(root, german, FakeEmbedder(), title="Kurs", language="de")  # app/i18n has no de.toml
+    out, line = _export_line(capsys, german, tmp_path, ["Und die LED?"], "one.md")
+    assert line == f"Saved 1 answer with 0 references to {out} (markdown).\n"
+    out, line = _export_line(capsys, german, tmp_path, ["Und die LED?", "Und der Bildschirm?"], "two.html")
+    assert line == f"Saved 2 answers with 0 references to {out} (html).\n"
+    assert course_words("es").count("answers", 1) == "1 respuesta"
+    assert course_words("es").count("references", 3) == "3 referencias"

@@ -8,9 +8,10 @@ answer's ``ask --json`` document (``state``, ``citations``, ``sources``, ``corpu
 ``answered_at`` (an ISO 8601 time); its citations then become the export's references. A turn
 without them is exported as the text it holds.
 
-The words Lantern writes into these exports ("Question 1", "References", each answer's state) are in
-the course's language, as its replies are (:func:`app.export.words.course_words` of the bundle's
-``meta['language']``); English when no bundle is found or its language has no table.
+The words Lantern writes into these exports ("Question 1", "References", each answer's state), and
+the line ``lantern export`` prints once the file is saved, are in the course's language, as its
+replies are (:func:`app.export.words.course_words` of the bundle's ``meta['language']``); English
+when no bundle is found or its language has no table.
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def cmd_export(args, read_history: Callable[[Path], list[dict]]) -> int:
     course, titles, words = _course(args.bundle)
     doc = conversation_document(history_exchanges(history, words), course, guide_title=titles, words=words)
     fmt = write_document(args.output, lambda: to_markdown(doc), lambda: to_html(doc), doc.title)
-    print(f"Saved {len(doc.answers)} answer{'s' if len(doc.answers) != 1 else ''} with "
-          f"{len(doc.references)} reference{'s' if len(doc.references) != 1 else ''} to {args.output} ({fmt}).")
+    print(words.text("saved", answers=words.count("answers", len(doc.answers)), file=args.output, format=fmt,
+                     references=words.count("references", len(doc.references))))
     return 0
 
 

@@ -24,8 +24,10 @@ from ..i18n import REFERENCE, english, language_rules
 #: The words of an answer's state (:data:`app.records.ANSWER_STATES`), by state.
 STATE_KEYS = {"answered": "answered", "extractive": "extractive", "not-covered": "not_covered",
               "declined-off-topic": "declined_off_topic", "declined-injection": "declined_injection"}
-#: Texts only ``lantern export --history`` writes (the window has no history file).
-HISTORY_KEYS = ("history_note", "no_answer")
+#: Texts only ``lantern export --history`` writes (the window has no history file, and says what it
+#: saved with its own translated words).
+HISTORY_KEYS = ("history_note", "no_answer", "saved", "answers_one", "answers_other", "references_one",
+                "references_other")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,12 @@ class ExportWords:
     def state(self, state: str) -> str:
         """The words of an answer's ``state`` (``answered``, ``not-covered``…); an unknown state as written."""
         return self.text(STATE_KEYS[state]) if state in STATE_KEYS else state
+
+    def count(self, key: str, number: int) -> str:
+        """``number`` of what ``key`` names, in words: the text ``{key}_one`` for 1, ``{key}_other``
+        for any other number (``count("answers", 2)``: "2 answers", "2 réponses"). Raises KeyError
+        as :meth:`text`."""
+        return self.text(f"{key}_one" if number == 1 else f"{key}_other", count=number)
 
     def label(self, key: str) -> str:
         """The text ``key`` as a label before what it names (``From the guides:``, ``D’après les guides :``)."""

@@ -169,7 +169,8 @@ def course_languages(rows: list) -> dict[str, str]:
     """The language tag of each course of ``rows`` whose bundle is installed on this PC (its
     ``meta['language']``; a usable copy's before an older or damaged one's), for grouping its questions
     into topics in its language; a course not installed, or of unknown language, is left out (then
-    read as English). Never raises."""
+    its questions are read in the language logged with each, else in English:
+    :func:`app.report.topics.language_of`). Never raises."""
     wanted = {row.course_id for row in rows}
     found: dict[str, str] = {}
     if not wanted:

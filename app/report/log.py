@@ -3,8 +3,15 @@
 Each row is one question asked of one course (:class:`LoggedQuestion`): the day (a date, no
 time), the course id, its human-readable version and corpus version, the question (at most
 :data:`MAX_QUESTION_CHARS` characters), the reply's state, the key terms the evidence gate found
-missing, the guides the reply cited, and the student's "did this help?" answer. Nothing names
+missing, the guides the reply cited, the student's "did this help?" answer, and the course's
+language tag (``meta['language']`` of its bundle, when the bundle records one: the report groups the
+questions into topics in that language on a PC where the course is not installed). Nothing names
 the student or the PC: no account name, machine name, IP address or time of day is stored.
+
+The ``language`` column is optional (schema still 1): a file without it (from an earlier Lantern)
+is read with every language unknown, and gets the column, empty, when opened as this PC's log; an
+earlier Lantern names the columns it reads and writes, so it still reads, merges and writes a file
+with the column (leaving it empty).
 
 The file is in WAL mode with a busy timeout of :data:`BUSY_TIMEOUT_MS`, so two windows (or a
 window and ``lantern ask``) write to it at once, and a process killed mid-write leaves the last
@@ -32,7 +39,8 @@ from ..errors import LanternError
 
 #: The ``log_meta.format`` value that marks a Lantern question log (and an exported copy).
 LOG_FORMAT = "lantern-question-log"
-#: The schema version written; a file with a higher one was written by a newer Lantern.
+#: The schema version written; a file with a higher one was written by a newer Lantern. Adding the
+#: optional ``language`` column (older files lack it) kept it at 1.
 LOG_SCHEMA = 1
 #: Characters of a question kept; a longer one is cut and ends with "…".
 MAX_QUESTION_CHARS = 2000
@@ -49,17 +57,19 @@ REPLY_GROUPS = {"answered": "answered", "extractive": "from the guides", "not-co
                 "declined-off-topic": "declined", "declined-injection": "declined"}
 
 _COLUMNS = ("id", "day", "course_id", "course_version", "corpus_version", "question", "state",
-            "missing_terms", "cited", "helped")
+            "missing_terms", "cited", "helped", "language")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS questions (
     id TEXT PRIMARY KEY, day TEXT NOT NULL, course_id TEXT NOT NULL, course_version TEXT NOT NULL,
     corpus_version TEXT NOT NULL, question TEXT NOT NULL, state TEXT NOT NULL,
-    missing_terms TEXT NOT NULL, cited TEXT NOT NULL, helped INTEGER);
+    missing_terms TEXT NOT NULL, cited TEXT NOT NULL, helped INTEGER, language TEXT);
 CREATE INDEX IF NOT EXISTS questions_day ON questions (day);
 """
 _ID = re.compile(r"^[0-9a-f]{32}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: A language tag as a bundle records it (``fr``, ``es-MX``, ``pt_BR``): what the log keeps of one.
+_LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$")
 
 
 class LogError(LanternError):
@@ -75,7 +85,8 @@ class LogError(LanternError):
 class LoggedQuestion:
     """One row of the log. ``day`` is ``YYYY-MM-DD``; ``state`` one of :data:`REPLY_GROUPS`'
     keys; ``missing_terms`` and ``cited`` (guide paths) are tuples of strings; ``helped`` is
-    True, False or None (not answered)."""
+    True, False or None (not answered); ``language`` is the course's language tag when the
+    question was asked (``fr``, ``es-MX``), '' when unknown (or logged by an earlier Lantern)."""
 
     id: str
     day: str
@@ -87,6 +98,7 @@ class LoggedQuestion:
     missing_terms: tuple[str, ...] = ()
     cited: tuple[str, ...] = ()
     helped: bool | None = None
+    language: str = ""
 
     @property
     def group(self) -> str:
@@ -97,7 +109,7 @@ class LoggedQuestion:
         return {"id": self.id, "day": self.day, "course_id": self.course_id, "course_version": self.course_version,
                 "corpus_version": self.corpus_version, "question": self.question, "state": self.state,
                 "reply": self.group, "missing_terms": list(self.missing_terms), "cited": list(self.cited),
-                "helped": self.helped}
+                "helped": self.helped, "language": self.language or None}
 
 
 def cap_question(text: str) -> str:
@@ -107,13 +119,17 @@ def cap_question(text: str) -> str:
 
 
 def new_question(question: str, state: str, *, course_id: str, course_version: str, corpus_version: str,
-                 missing_terms=(), cited=(), day: dt.date | None = None) -> LoggedQuestion:
+                 missing_terms=(), cited=(), day: dt.date | None = None, language: str | None = None) -> LoggedQuestion:
     """A new row with a fresh random id, dated ``day`` (default today, local time); the question
-    and the lists are capped (:func:`cap_question`, :data:`MAX_ITEMS`, :data:`MAX_ITEM_CHARS`)."""
+    and the lists are capped (:func:`cap_question`, :data:`MAX_ITEMS`, :data:`MAX_ITEM_CHARS`).
+    ``language``: the course's language tag; '' or None (unknown), or text that is not a language
+    tag, is kept as unknown. Never raises for it."""
+    tag = (language or "").strip()
     return LoggedQuestion(id=uuid.uuid4().hex, day=(day or dt.date.today()).isoformat(), course_id=course_id,
                           course_version=course_version, corpus_version=corpus_version,
                           question=cap_question(question), state=state,
-                          missing_terms=_capped(missing_terms), cited=_capped(dict.fromkeys(cited)))
+                          missing_terms=_capped(missing_terms), cited=_capped(dict.fromkeys(cited)),
+                          language=tag if _LANGUAGE.fullmatch(tag) else "")
 
 
 def _capped(items) -> tuple[str, ...]:
@@ -150,6 +166,8 @@ class QuestionLog:
             with _writing(self.conn):  # a foreign file is refused before anything of it changes
                 self.conn.execute(_SCHEMA)
                 _check_format(self.conn, self.path, create=True)
+                if not _has_language(self.conn):  # a log written before the column existed
+                    self.conn.execute("ALTER TABLE questions ADD COLUMN language TEXT")
             self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
             self.conn.execute("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON")
             self.apply_retention(retention_days, today=today)
@@ -275,7 +293,18 @@ def _insert(conn: apsw.Connection, row: LoggedQuestion) -> None:
     conn.execute(f"INSERT INTO questions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
                  (row.id, row.day, row.course_id, row.course_version, row.corpus_version, row.question, row.state,
                   json.dumps(list(row.missing_terms), ensure_ascii=False),
-                  json.dumps(list(row.cited), ensure_ascii=False), None if row.helped is None else int(row.helped)))
+                  json.dumps(list(row.cited), ensure_ascii=False), None if row.helped is None else int(row.helped),
+                  row.language or None))
+
+
+def _has_language(conn: apsw.Connection) -> bool:
+    """Whether the ``questions`` table has the optional ``language`` column."""
+    return any(column[1] == "language" for column in conn.execute("PRAGMA table_info(questions)"))
+
+
+def _selected(conn: apsw.Connection) -> str:
+    """The columns to select, in :data:`_COLUMNS`' order: NULL for a missing ``language``."""
+    return ", ".join(_COLUMNS if _has_language(conn) else (*_COLUMNS[:-1], "NULL"))
 
 
 def _select(conn: apsw.Connection, course: str | None, since: dt.date | None) -> list[LoggedQuestion]:
@@ -286,19 +315,22 @@ def _select(conn: apsw.Connection, course: str | None, since: dt.date | None) ->
 
 def _row(values) -> LoggedQuestion:
     """A row read back; raises ValueError (or TypeError) when a value is not what the log writes."""
-    row_id, day, course_id, course_version, corpus_version, question, state, missing, cited, helped = values
+    row_id, day, course_id, course_version, corpus_version, question, state, missing, cited, helped, language = values
     texts = (day, course_id, course_version, corpus_version, question, state, missing, cited)
     if not (isinstance(row_id, str) and _ID.match(row_id) and all(isinstance(t, str) for t in texts)):
         raise ValueError("a row's id or text is not valid")
     if not _DAY.match(day) or state not in REPLY_GROUPS or helped not in (None, 0, 1):
         raise ValueError(f"row {row_id} has a day, state or helped value the log never writes")
+    if language is not None and not (isinstance(language, str) and _LANGUAGE.fullmatch(language)):
+        raise ValueError(f"row {row_id} has a language the log never writes")
     missing_terms, cited_guides = json.loads(missing), json.loads(cited)
     for items in (missing_terms, cited_guides):
         if not (isinstance(items, list) and all(isinstance(i, str) for i in items)):
             raise ValueError(f"row {row_id} has a list the log never writes")
     dt.date.fromisoformat(day)
     return LoggedQuestion(row_id, day, course_id, course_version, corpus_version, cap_question(question), state,
-                          _capped(missing_terms), _capped(cited_guides), None if helped is None else bool(helped))
+                          _capped(missing_terms), _capped(cited_guides), None if helped is None else bool(helped),
+                          language or "")
 
 
 def _check_format(conn: apsw.Connection, path: Path, *, create: bool) -> None:
@@ -334,7 +366,7 @@ def read_export(source: Path) -> list[LoggedQuestion]:
             raise LogError(f"{source} is not a Lantern question log; nothing was merged. Give a file that "
                            "`lantern report --export` wrote.")
         _check_format(conn, source, create=False)
-        return [_row(v) for v in conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM questions")]
+        return [_row(v) for v in conn.execute(f"SELECT {_selected(conn)} FROM questions")]
     except (apsw.Error, ValueError, TypeError) as exc:
         why = describe_error(exc) if isinstance(exc, apsw.Error) else str(exc)
         raise LogError(f"{source} is damaged or not a Lantern question log ({why}); nothing was merged. "

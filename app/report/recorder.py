@@ -77,14 +77,16 @@ class ReplyRecorder:
         self._log: QuestionLog | None = None
 
     def record(self, meta: dict, bundle_path: Path, question: str, answer: Answer) -> str | None:
-        """Log ``answer`` to ``question`` asked of the bundle with ``meta`` at ``bundle_path``;
-        returns the row's id, or None when the log could not be written."""
+        """Log ``answer`` to ``question`` asked of the bundle with ``meta`` at ``bundle_path`` (with
+        the course's language tag, ``meta['language']``, when it has one); returns the row's id, or
+        None when the log could not be written."""
         from ..bundle.library import bundle_identity
 
         who = bundle_identity(meta, bundle_path)
         row = new_question(question, answer.state, course_id=who.course_id, course_version=who.course_version,
                            corpus_version=answer.corpus_version or who.corpus_version,
-                           missing_terms=answer.missing_terms, cited=[p.hit.source for p in answer.citations])
+                           missing_terms=answer.missing_terms, cited=[p.hit.source for p in answer.citations],
+                           language=str(meta.get("language") or ""))
         return row.id if self._write(lambda lg: lg.add(row)) else None
 
     def feedback(self, row_id: str, helped: bool) -> bool:

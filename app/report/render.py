@@ -38,7 +38,8 @@ def summarize(rows: list[LoggedQuestion], *, course: str | None = None, since: d
     ``topics`` (:class:`~app.report.topics.Topic` of the questions that need attention). ``guides`` are
     the course's guide paths when its bundle is on this PC: those never cited count 0 in ``cited_least``.
     ``languages`` (course id -> language tag, of the courses installed on this PC) is the language each
-    course's questions are grouped into topics in (:func:`~app.report.topics.group_topics`)."""
+    course's questions are grouped into topics in; a course not in it is read in the language logged
+    with each question, else English (:func:`~app.report.topics.group_topics`)."""
     totals = Counter(r.group for r in rows)
     weeks: dict[str, Counter] = {}
     for row in rows:

@@ -11,12 +11,13 @@ Two passes, both deterministic:
    :data:`SIMILARITY` joins the topic, else the question starts a new one. The topic is named
    after its most common words.
 
-The words are read in the language of the question's course (``languages``: course id -> language
-tag, from the course's bundle): its Snowball stemmer and stop words (:func:`app.text.tokenize.stemmer_for`)
-and its table's ``[names] stop_words`` (app/i18n: "comment", "pourquoi"…), an elided stop word
-dropped (``l'installation`` is ``installation``), so "Comment installer le paquet sur la carte ?"
-and "L'installation des paquets ne marche pas" make one topic in a French course (two when read as
-English). A course with no known language is read as English.
+The words are read in the language of the question's course: its bundle's on the PC that makes
+the report (``languages``: course id -> language tag), else the tag logged with the question (a
+course not installed there), else English; that is, with its Snowball stemmer and stop words
+(:func:`app.text.tokenize.stemmer_for`) and its table's ``[names] stop_words`` (app/i18n:
+"comment", "pourquoi"…), an elided stop word dropped (``l'installation`` is ``installation``), so
+"Comment installer le paquet sur la carte ?" and "L'installation des paquets ne marche pas" make
+one topic in a French course (two when read as English).
 
 Measured on a few hundred questions this takes milliseconds; the pass is quadratic in the
 number of topics, which stays small because the report only groups questions that need attention.
@@ -77,8 +78,9 @@ def needs_attention(row: LoggedQuestion) -> bool:
 
 def group_topics(rows: list[LoggedQuestion], languages: Mapping[str, str] | None = None) -> list[Topic]:
     """The topics of ``rows`` (usually those that :func:`needs_attention`), largest first
-    (ties: by label). ``languages``: course id -> the course's language tag (``fr``, ``es-MX``); a
-    row's words are read in its course's language, English for a course not in it."""
+    (ties: by label). ``languages``: course id -> the course's language tag (``fr``, ``es-MX``) of the
+    courses installed on this PC; a row's words are read in its course's language from there, else
+    in the language logged with it (``row.language``), else in English."""
     languages = languages or {}
     term_counts = Counter(t.lower() for r in rows for t in dict.fromkeys(r.missing_terms))
     by_term: dict[str, Topic] = {}
@@ -88,7 +90,7 @@ def group_topics(rows: list[LoggedQuestion], languages: Mapping[str, str] | None
             term = max((t.lower() for t in row.missing_terms), key=lambda t: (term_counts[t], t))
             by_term.setdefault(term, Topic(term, True)).questions.append(row)
             continue
-        words = _content_words(row.question, languages.get(row.course_id, ""))
+        words = _content_words(row.question, language_of(row, languages))
         for seed, topic in similar:
             if _jaccard(words, seed) >= SIMILARITY:
                 topic.questions.append(row)
@@ -99,6 +101,12 @@ def group_topics(rows: list[LoggedQuestion], languages: Mapping[str, str] | None
         topic.label = _common_words(topic.questions, languages)
     topics = list(by_term.values()) + [t for _s, t in similar]
     return sorted(topics, key=lambda t: (-t.count, t.label))
+
+
+def language_of(row: LoggedQuestion, languages: Mapping[str, str]) -> str:
+    """The language tag ``row``'s words are read in: its course's in ``languages`` (the installed
+    bundle's), else the one logged with it, else '' (English)."""
+    return languages.get(row.course_id) or row.language
 
 
 def _content_words(text: str, language: str = "") -> frozenset[str]:
@@ -128,7 +136,7 @@ def _common_words(rows: list[LoggedQuestion], languages: Mapping[str, str], n: i
     """The ``n`` content words most questions of ``rows`` share, as written (lower case)."""
     counts: Counter[str] = Counter()
     for row in rows:
-        language = languages.get(row.course_id, "")
+        language = language_of(row, languages)
         words = {w.lower() for w in written_words(row.question) if _content_words(w, language)}
         counts.update(words)
     top = [w for w, _c in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]]
