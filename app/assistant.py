@@ -131,3 +131,18 @@ def build_assistant(bundle: BundleReader | Path, *, embedder=LOAD, chat_model=LO
             warn(NO_CHAT_MODEL, str(exc))
             chat_model = None
     return Assistant(retriever, chat_model, budget)
+
+
+def warm_up(assistant) -> None:
+    """Load now what an assistant's first questions would otherwise wait for: the course's lexical
+    index and vectors, the embedding model's first run, and py3langid's model (0.7-1.1 s on a 2-core
+    PC, read by the first reply that says "not covered"). ``lantern serve`` calls it before it listens
+    (30 students asking at once no longer wait behind it) and the window while the models load."""
+    from .ingest.language import preload_identifier
+
+    preload_identifier()
+    retriever = assistant.retriever
+    _ = retriever.lexical_index
+    if retriever.embedder is not None:
+        _ = retriever.bundle.vector_matrix
+        retriever.question_vector("warm-up")

@@ -4,7 +4,8 @@ On a terminal, tqdm bars; otherwise (CI logs, pipes) one plain line per stage ev
 ``interval`` seconds and at the end of the stage, so logs show progress without
 carriage-return noise. The builder reports ``(stage, done, total)``: ``chunk`` counts
 files, ``reuse`` gives ``(chunks reused, chunks in total)`` once, ``embed`` counts the
-chunks that need embedding and ``embed_chars`` their characters.
+chunks that need embedding and ``embed_chars`` their characters, ``embed_blocks`` the answer
+blocks that need embedding (app/bundle/block_vectors.py).
 
 Time left is estimated from characters, not chunks: chunks are embedded shortest first
 (less padding per batch), so the chunk rate falls as the build goes on, while the cost
@@ -16,6 +17,9 @@ from __future__ import annotations
 import sys
 import time
 from typing import TextIO
+
+#: The stages shown, each with its label and what it counts.
+_UNITS = {"chunk": ("chunk", "files"), "embed": ("embed", "chunks"), "embed_blocks": ("embed answer blocks", "blocks")}
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -61,13 +65,13 @@ class BuildProgress:
             if done:
                 self._print(f"reuse: {done} of {total} chunks keep their embeddings from the previous bundle")
             return
-        if stage not in ("chunk", "embed"):
+        if stage not in _UNITS:
             return
         now = time.perf_counter()
         self._started.setdefault(stage, now)
-        unit = "files" if stage == "chunk" else "chunks"
+        label, unit = _UNITS[stage]
         work = self.chars if stage == "embed" else (None, None)
-        line = progress_line(stage, unit, done, total, now - self._started[stage], *work)
+        line = progress_line(label, unit, done, total, now - self._started[stage], *work)
         if self.tty:
             self._bar(stage, done, total, line)
             return

@@ -37,6 +37,13 @@ class CountingEmbedder(FakeEmbedder):
         return super().embed(texts)
 
 
+def chunk_texts(embedder: CountingEmbedder, path: Path) -> list[str]:
+    """The texts ``embedder`` embedded that are chunks of the bundle at ``path`` (the build also
+    embeds the chunks' answer blocks: app/bundle/block_vectors.py)."""
+    indexed = {r[0] for r in rows(path, "SELECT indexed_text FROM chunks")}
+    return [t for t in embedder.texts if t in indexed]
+
+
 def rows(path: Path, sql: str) -> list[tuple]:
     reader = BundleReader(path)
     try:
@@ -61,13 +68,14 @@ def test_editing_one_guide_re_embeds_only_its_changed_chunks(course, tmp_path):
     out = tmp_path / "course.sqlite"
     first = CountingEmbedder()
     full = build_bundle(course, out, first)
-    assert full.embedded == full.chunks and full.reused == 0 and len(first.texts) == full.chunks
+    assert full.embedded == full.chunks and full.reused == 0 and len(chunk_texts(first, out)) == full.chunks
 
     edit_blank_display(course)
     second = CountingEmbedder()
     report = build_bundle(course, out, second)
     assert report.embedded == 1 and report.reused == report.chunks - 1
-    assert len(second.texts) == 1 and "check the jumper" in second.texts[0]
+    assert len(chunk_texts(second, out)) == 1 and "check the jumper" in chunk_texts(second, out)[0]
+    assert all("check the jumper" in t for t in second.texts)  # and only that chunk's changed blocks
     assert report.previous == out
 
     # What a from-scratch build writes: same corpus version, same vectors for every chunk.
@@ -92,7 +100,7 @@ def test_previous_bundle_can_be_named_and_full_rebuild_skips_reuse(course, tmp_p
     assert report.embedded == 0 and report.previous == old
     embedder = CountingEmbedder()
     report = build_bundle(course, tmp_path / "new.sqlite", embedder, reuse=False)
-    assert report.embedded == report.chunks == len(embedder.texts)
+    assert report.embedded == report.chunks == len(chunk_texts(embedder, tmp_path / "new.sqlite"))
     with pytest.raises(LanternError, match="previous bundle .* does not exist"):
         build_bundle(course, tmp_path / "x.sqlite", FakeEmbedder(), previous=tmp_path / "missing.sqlite")
     assert not (tmp_path / "x.sqlite").exists()
@@ -107,7 +115,7 @@ def test_a_bundle_of_another_embedding_model_is_not_reused(course, tmp_path):
 
     embedder = OtherModel()
     report = build_bundle(course, out, embedder)
-    assert report.embedded == report.chunks == len(embedder.texts)
+    assert report.embedded == report.chunks == len(chunk_texts(embedder, out))
     assert any("another-checksum"[:12] in note and "embedding every chunk" in note for note in report.notes)
 
 

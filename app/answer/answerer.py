@@ -174,7 +174,7 @@ class Assistant:
 
         def similarity(texts: list[str]) -> list[float]:
             asked = self.retriever.question_vector(question)  # embedded by the search already
-            return [float(v) for v in self.retriever.block_vectors.vectors(texts, embedder.embed) @ asked]
+            return [float(v) for v in self.retriever.block_vectors.vectors(texts, self.retriever.embed_blocks) @ asked]
         return similarity
 
     def _relevance_scorers(self, question: str) -> list[RelevanceScorer]:

@@ -21,7 +21,7 @@ from ..retrieval.settings import HISTORY_WEIGHT
 from ..text.grammar import MARKDOWN_LINK
 from ..text.tokenize import DEFAULT_STEMMER, document_tokens, word_variants
 from .blocks import Unit
-from .settings import AnswerSettings
+from .settings import SIMILARITY_CHARS, AnswerSettings
 
 Word = tuple[str, ...]
 
@@ -222,14 +222,19 @@ class RelevanceScorer:
         return best_blocks_scored(passages, s.relevance_blocks, s.similarity_chars, self.relevance, s.relevance_weight)
 
 
+def similarity_text(unit: Unit, chars: int = SIMILARITY_CHARS) -> str:
+    """What a block scorer reads of ``unit``: its heading and match text, the first ``chars``
+    characters. The build embeds every block's (app/bundle/block_vectors.py), so the two must agree."""
+    return f"{unit.heading}: {unit.match_text}"[:chars]
+
+
 def best_blocks_scored(passages: Sequence[PassageBlocks], blocks: int, chars: int,
                        score: Callable[[list[str]], list[float]], weight: float) -> list[list[float]]:
     """For each passage, ``weight`` times ``score`` (negative: 0) of its ``blocks`` best blocks so far
     (heading and text, first ``chars`` characters), read in one call of ``score(texts)``; 0.0 for the
     other blocks. What :class:`SimilarityScorer` and :class:`RelevanceScorer` share."""
     keep = [{id(c.unit) for c in p.ranked()[:blocks]} for p in passages]
-    texts = [f"{c.unit.heading}: {c.unit.match_text}"[:chars]
-             for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
+    texts = [similarity_text(c.unit, chars) for p, k in zip(passages, keep) for c in p.candidates if id(c.unit) in k]
     values = iter(score(texts) if texts else [])
     return [[weight * max(0.0, float(next(values))) if id(c.unit) in k else 0.0
              for c in p.candidates] for p, k in zip(passages, keep)]

@@ -29,6 +29,7 @@ from ..embedding import Embedder
 from ..errors import LanternError
 from ..ingest.chunker import ChunkerSettings
 from ..ingest.language import check_language, detect_language
+from .block_vectors import reusable_block_vectors
 from .library import bundle_identity, check_course_id, default_course_id
 from .originals import dropped_originals_note, is_original, keep_original_files
 from .plan import CoursePlan, Progress, corpus_version, plan_course
@@ -64,10 +65,11 @@ class BuildReport:
 
 
 def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], str]:
-    """Embeddings of an earlier bundle keyed by the sha256 of the chunk's indexed text.
+    """Embeddings of an earlier bundle keyed by the sha256 of the chunk's indexed text, and those of
+    its answer blocks keyed ``block:`` + block key (app/bundle/block_vectors.py).
 
     Returns ``(vectors, note)``: ``vectors`` maps sha256 hex -> ``dim`` float32 values as
-    bytes; it is empty, with ``note`` saying why, when the file is missing, unreadable, damaged
+    bytes (a block's: its stored bytes); it is empty, with ``note`` saying why, when the file is missing, unreadable, damaged
     (its content digest differs) or was built with another embedding model (id, dimension or
     checksum differ). Never raises
     for a bad previous bundle: the build then embeds everything.
@@ -91,7 +93,8 @@ def previous_vectors(path: Path, embedder: Embedder) -> tuple[dict[str, bytes], 
             return {}, f"{path.name} is damaged (its content digest differs); embedding every chunk"
         rows = conn.execute("SELECT c.sha256, v.embedding FROM chunks c JOIN chunk_vectors v ON v.rowid = c.id")
         size = 4 * embedder.dim
-        return {sha: bytes(blob) for sha, blob in rows if blob is not None and len(blob) == size}, ""
+        vectors = {sha: bytes(blob) for sha, blob in rows if blob is not None and len(blob) == size}
+        return vectors | reusable_block_vectors(conn, embedder.dim), ""
     except UnicodeDecodeError:
         return {}, f"{path.name} is damaged (stored text is not valid UTF-8); embedding every chunk"
     except apsw.Error as exc:

@@ -108,6 +108,8 @@ class Inspection:
                f"  embedding model {e['model_id']} ({e['dim']} dims, checksum {e['checksum'][:12]})",
                f"  guides          {c['sources']}",
                f"  chunks          {c['chunks']}",
+               f"  answer blocks   {c.get('block_vectors', 0)} embedded" + ("" if c.get("block_vectors", 0) else
+                                                                       " (built before they were: embedded as asked)"),
                f"  images          {c.get('images', c['assets'])}",
                f"  originals       {c.get('originals', 0)}" + (" (original files kept by build --keep-originals)"
                                                               if c.get("originals", 0) > 0 else ""),
@@ -341,6 +343,7 @@ def inspect_bundle(path: Path, sample: int = DEFAULT_SAMPLE) -> Inspection:
         meta = bundle.meta
         counts = {table: _count(q, table)
                   for table in ("sources", "chunks", "headings", "assets", "chunks_fts", "chunk_vectors")}
+        counts["block_vectors"] = _count(q, "block_vectors") if bundle.has_block_vectors else 0
         counts.update(_asset_kinds(q, counts["assets"]))
         who = bundle_identity(meta, Path(path))
         return Inspection(

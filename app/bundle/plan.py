@@ -32,7 +32,8 @@ from .checks import MAX_GUIDE_TEXT_BYTES, path_problem
 
 #: ``progress(stage, done, total)``; stages are "read" and "chunk" (files), "reuse" (chunks
 #: reused, chunks in total; once), "embed" (chunks embedded, chunks to embed), "embed_chars"
-#: (characters embedded, characters to embed; sent just before each "embed"), "index" (0/1, 1/1).
+#: (characters embedded, characters to embed; sent just before each "embed"), "embed_blocks" (answer
+#: blocks embedded, blocks to embed: app/bundle/block_vectors.py), "index" (0/1, 1/1).
 Progress = Callable[[str, int, int], None]
 
 _HTML_IMG = re.compile(r"""<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)

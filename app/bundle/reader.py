@@ -12,6 +12,7 @@ import logging
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import Sequence
 
 import apsw
 import numpy as np
@@ -20,6 +21,7 @@ from ..errors import BundleError, UnsafeBundleError
 from ..ranking import diversify_sources, top_k
 from ..records import Heading
 from ..usertext import clean_user_text
+from .block_vectors import block_key, decode
 from .checks import MAX_GUIDE_TEXT_BYTES
 from .fts import SEARCH_WORD_CHARS, clean_snippet, guide_search_query  # noqa: F401  (re-exported)
 from .opening import check_file, check_meta, check_structure, open_tables, read_meta, verify_contents
@@ -206,6 +208,23 @@ class BundleReader:
         for rowid, blob in rows:
             matrix[int(rowid) - 1] = np.frombuffer(blob, dtype=np.float32)
         return matrix
+
+    @cached_property
+    def has_block_vectors(self) -> bool:
+        """Whether the bundle stores its answer blocks' embeddings (app/bundle/block_vectors.py)."""
+        return bool(self._query("SELECT 1 FROM sqlite_master WHERE name = 'block_vectors'"))
+
+    def stored_block_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored embedding (``(dim,) float32``) of each of ``texts`` the build embedded, by text;
+        texts it did not (and every text, in a bundle without ``block_vectors``) are left out. One
+        indexed query. Raises :class:`BundleError` when the file cannot be read."""
+        if not texts or not self.has_block_vectors:
+            return {}
+        keys = {block_key(t): t for t in texts}
+        marks = ",".join("?" * len(keys))
+        rows = self._query(f"SELECT key, embedding FROM block_vectors WHERE key IN ({marks})", tuple(keys))
+        found = {keys[bytes(k)]: decode(bytes(blob), self.embedding_dim) for k, blob in rows}
+        return {t: v for t, v in found.items() if v is not None}
 
     def _read_block(self, rowid: int, out: np.ndarray) -> None:
         """Copy one ``vector_blocks`` row straight into ``out`` (a C-contiguous float32 slice of

@@ -17,7 +17,9 @@ Tables (DESIGN.md, "The corpus bundle"):
 - ``vector_blocks``: the same embeddings as ``chunk_vectors``, as contiguous ``float32``
   row-major blocks of :data:`VECTOR_BLOCK_ROWS` chunks (row ``id - first_id``; zeros for ids
   without a vector), so the app reads every vector in a few large reads at start-up
-  instead of one row at a time. Optional: bundles written before it have only ``chunk_vectors``.
+  instead of one row at a time. Optional: bundles written before it have only ``chunk_vectors``;
+- ``block_vectors``: the embedding of every answer block of every chunk, keyed by a hash of its
+  text (app/bundle/block_vectors.py), so a question's evidence need not embed them. Optional.
 
 ``meta.content_digest`` (:func:`content_digest`) is a sha256 over every table but the FTS5
 index, written last by the builder and checked by the reader at open. Bundles written
@@ -41,7 +43,9 @@ import sqlite_vec
 #:    (the course's BCP 47 language tag), an optional key: absent means unknown, and an app that
 #:    does not know it ignores it, so it came without a bump. Later ones also hold ``planted_blocks``
 #:    (app/ingest/screen.py: the guide blocks that address the assistant, never quoted nor sent to the
-#:    model), optional in the same way: absent, this app screens the guides when it answers.
+#:    model), optional in the same way: absent, this app screens the guides when it answers. Later
+#:    ones also hold the ``block_vectors`` table (app/bundle/block_vectors.py), optional too: absent,
+#:    the app embeds the blocks it compares when a question arrives.
 SCHEMA_VERSION = 2
 #: The oldest format this app still reads (every later table or key is optional to the reader).
 OLDEST_READABLE_SCHEMA = 1
@@ -90,6 +94,7 @@ def create_tables(conn: apsw.Connection, dim: int) -> None:
         CREATE TABLE assets (path TEXT PRIMARY KEY, mime TEXT NOT NULL, sha256 TEXT NOT NULL, data BLOB NOT NULL);
         CREATE TABLE lexical_index (name TEXT PRIMARY KEY, data BLOB NOT NULL);
         CREATE TABLE vector_blocks (first_id INTEGER PRIMARY KEY, count INTEGER NOT NULL, data BLOB NOT NULL);
+        CREATE TABLE block_vectors (key BLOB PRIMARY KEY, embedding BLOB NOT NULL) WITHOUT ROWID;
     """)
 
 
@@ -110,7 +115,7 @@ CONTENT_DIGEST_KEY = "content_digest"
 #: and index) at open.
 _DIGEST_TABLES = (("meta", "key", "*"), ("sources", "id", "*"), ("headings", "source_id, anchor", "*"),
                   ("chunks", "id", "*"), ("chunks_fts_content", "id", "*"), ("assets", "path", "*"),
-                  ("lexical_index", "name", "*"), ("vector_blocks", "first_id", "*"),
+                  ("lexical_index", "name", "*"), ("vector_blocks", "first_id", "*"), ("block_vectors", "key", "*"),
                   ("chunk_vectors", "rowid", "rowid, embedding"))
 
 

@@ -1,7 +1,8 @@
 """Write every table of a new bundle file (the last step of :func:`app.bundle.builder.build_bundle`).
 
 The steps, in order: the guides, headings, chunks, FTS5 rows and images; the chunk vectors
-(reused by indexed-text sha256, the rest embedded in batches); the vector blocks; the lexical
+(reused by indexed-text sha256, the rest embedded in batches); the vector blocks; the answer
+blocks' vectors (app/bundle/block_vectors.py, reused by text the same way); the lexical
 index; ``meta``; and last the content digest over every row written before it.
 """
 
@@ -23,6 +24,7 @@ from ..ingest.screen import planted_meta
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
 from ..text.tokenize import stemmer_for
+from .block_vectors import course_block_texts, write_block_vectors
 from .library import identity_meta
 from .originals import asset_mime
 from .plan import CoursePlan, Progress, asset_bytes
@@ -54,6 +56,7 @@ def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict
         texts = [c.indexed_text for c in plan.chunks]
         embedded = _write_vectors(conn, plan, texts, embedder, reusable, notify)
         _write_vector_blocks(conn, len(plan.chunks), embedder.dim)
+        _write_answer_blocks(conn, plan, embedder, reusable, notify)
         notify("index", 0, 1)
         stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
         files = build_index(texts, stemmer)
@@ -141,6 +144,15 @@ def _write_vector_blocks(conn, count: int, dim: int) -> None:
                                             (first, first + rows - 1)):
                 block[int(rowid) - first] = np.frombuffer(blob, dtype=np.float32)
             conn.execute("INSERT INTO vector_blocks VALUES (?, ?, ?)", (first, rows, block.tobytes()))
+
+
+def _write_answer_blocks(conn: apsw.Connection, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes],
+                         notify: Progress) -> int:
+    """Embed every answer block of every chunk into ``block_vectors`` (app/bundle/block_vectors.py);
+    returns how many were embedded (the others reused)."""
+    passages = ((c.text, c.heading, c.start, lambda text=doc.text: text)
+                for doc, chunked in zip(plan.documents, plan.chunked) for c in chunked.chunks)
+    return write_block_vectors(conn, course_block_texts(passages), embedder, reusable, notify)
 
 
 def _meta(plan: CoursePlan, embedder: Embedder, title: str, globs: dict, built_at: str, lexical: dict) -> dict[str, str]:

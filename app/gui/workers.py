@@ -84,7 +84,7 @@ def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report
     runs in the named degraded state (``keyword-only`` / ``search-only``). An embedding model
     that does not fit the bundle is not reported here: the window names it from the retriever.
     """
-    from ..assistant import EMBEDDER_MISMATCH, NO_EMBEDDER, build_assistant
+    from ..assistant import EMBEDDER_MISMATCH, NO_EMBEDDER, build_assistant, warm_up
 
     def warn(what: str, message: str) -> None:
         if what == EMBEDDER_MISMATCH:
@@ -92,7 +92,9 @@ def load_assistant(bundle: BundleReader, model_path: Path | None, report: Report
         log.warning("%s unavailable: %s", "embedding model" if what == NO_EMBEDDER else "chat model", message)
         report(message, warning=True)
 
-    return build_assistant(bundle, model_path=model_path, warn=warn, progress=report)
+    assistant = build_assistant(bundle, model_path=model_path, warn=warn, progress=report)
+    warm_up(assistant)  # the first reply does not wait for what every reply needs
+    return assistant
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,14 @@ def base_tag(tag: str | None) -> str:
 
 def available() -> tuple[str, ...]:
     """The tags that have a table in this folder, sorted (``("en", "es", "fr")``)."""
-    return tuple(sorted(p.stem for p in HERE.glob("*.toml")))
+    return _tables_in(HERE)
+
+
+@lru_cache(maxsize=4)
+def _tables_in(folder: Path) -> tuple[str, ...]:
+    """The stems of ``folder``'s ``*.toml`` files, sorted; listed once per folder (it was 8% of a
+    served question's time when listed each time: py-spy, IoT course, 30 students at once)."""
+    return tuple(sorted(p.stem for p in folder.glob("*.toml")))
 
 
 def has_table(tag: str | None) -> bool:

@@ -287,6 +287,16 @@ class Retriever:
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vector.astype(np.float32)
 
+    def embed_blocks(self, texts: list[str]) -> np.ndarray:
+        """``(len(texts), dim) float32`` embeddings of answer blocks' texts: those the build stored
+        (app/bundle/block_vectors.py) read back, the others embedded now. Needs an embedder."""
+        assert self.embedder is not None, "block embeddings need an embedder"
+        stored = self.bundle.stored_block_vectors(texts)
+        missing = [t for t in texts if t not in stored]
+        fresh = dict(zip(missing, self.embedder.embed(missing))) if missing else {}
+        rows = [stored[t] if t in stored else fresh[t] for t in texts]
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.embedder.dim)
+
     def _empty_guides_named(self, question: str) -> tuple[str, ...]:
         """Paths of the guides without chunks (say, only front matter) whose title, of at least
         MIN_TITLE_WORDS words, the question contains (ignoring case and punctuation)."""

@@ -149,7 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``lantern serve`` until Ctrl+C; returns the exit code."""
     import uvicorn
 
-    from ..assistant import build_assistant
+    from ..assistant import build_assistant, warm_up
     from ..bundle.reader import BundleReader
     from ..embedding import manifest_embedding
     from .asking import AskRunner
@@ -167,7 +167,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     embedder, llm = _embedder_for(args), chat_model_for(args)
     library = CourseLibrary(courses, lambda path: build_assistant(BundleReader(path), embedder=embedder,
                                                                   chat_model=llm, warn=_warn))
-    library.assistant(library.default_id)  # the first course is ready before the first student asks
+    warm_up(library.assistant(library.default_id))  # the first course is ready before the first student asks
     app = create_app(library, rate=RateLimiter(per_minute=args.rate_limit),
                      runner=AskRunner(ModelQueue(args.queue)),
                      allowed_hosts=LOOPBACK_NAMES if _is_loopback(args.host) else None)

@@ -64,9 +64,21 @@ def _web_link(value: str) -> str | None:
 
 def answer_fragment(course_id: str, text: str, passages: Iterable[Passage]) -> str:
     """HTML of an answer's Markdown ``text`` (or of one verified sentence): each valid ``[n]`` a link
-    to passage n's guide at its section; links to other guides resolved; raw HTML shown as text."""
-    by_n = {p.n: p for p in passages}
-    rendered = answer_html(text, set(by_n), note_in(text), {n: p.hit.source for n, p in by_n.items()})
+    to passage n's guide at its section; links to other guides resolved; raw HTML shown as text.
+    The last :data:`FRAGMENTS_KEPT` are kept: a question asked again is not rendered again."""
+    return _fragment(course_id, text, tuple(sorted((p.n, p.hit.source, p.hit.anchor) for p in passages)))
+
+
+#: Rendered answers kept by :func:`answer_fragment` (rendering and sanitising was 15% of a served
+#: question's time: py-spy, IoT course, 30 students asking at once). About 2-20 KB each.
+FRAGMENTS_KEPT = 512
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _fragment(course_id: str, text: str, cited: tuple[tuple[int, str, str], ...]) -> str:
+    """:func:`answer_fragment` of the passages ``cited`` as ``(n, guide path, anchor)``."""
+    by_n = {n: (source, anchor) for n, source, anchor in cited}
+    rendered = answer_html(text, set(by_n), note_in(text), {n: source for n, (source, _) in by_n.items()})
 
     def keep(element: str, attribute: str, value: str) -> str | None:
         if element != "a" or attribute != "href":
@@ -74,7 +86,7 @@ def answer_fragment(course_id: str, text: str, passages: Iterable[Passage]) -> s
         if value.startswith(f"{CITE_SCHEME}:"):
             number = value[len(CITE_SCHEME) + 1:]
             passage = by_n.get(int(number)) if number.isdigit() else None
-            return guide_link(course_id, passage.hit.source, passage.hit.anchor) if passage else None
+            return guide_link(course_id, *passage) if passage else None
         if value.startswith(f"{GUIDE_SCHEME}:"):
             path, _, anchor = value[len(GUIDE_SCHEME) + 1:].partition("#")
             return guide_link(course_id, unquote(path), unquote(anchor))

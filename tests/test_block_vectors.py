@@ -1,0 +1,132 @@
+"""Answer blocks embedded at build time (app/bundle/block_vectors.py): evidence embeds only the question."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from app.answer.answerer import Assistant
+from app.bundle.block_vectors import REUSE_PREFIX, STORED_DTYPE, block_key
+from app.bundle.builder import build_bundle, previous_vectors
+from app.bundle.reader import BundleReader
+from app.bundle.schema import CONTENT_DIGEST_KEY, connect, content_digest
+from app.errors import UnsafeBundleError
+from app.retrieval.retriever import Retriever
+from tests.fakes import FakeEmbedder
+
+QUESTION = "My OLED display stays blank. Which I2C address?"
+
+
+class opened:
+    """A :class:`BundleReader` closed on leaving the block."""
+
+    def __init__(self, path) -> None:
+        self.reader = BundleReader(path)
+
+    def __enter__(self) -> BundleReader:
+        return self.reader
+
+    def __exit__(self, *exc) -> None:
+        self.reader.close()
+
+
+class CountingEmbedder(FakeEmbedder):
+    """A fake embedder that keeps every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def _stored(path) -> dict[bytes, bytes]:
+    conn = connect(str(path), read_only=True)
+    try:
+        return {bytes(k): bytes(v) for k, v in conn.execute("SELECT key, embedding FROM block_vectors")}
+    finally:
+        conn.close()
+
+
+def test_the_build_stores_every_block_and_evidence_embeds_only_the_question(bundle_path):
+    stored = _stored(bundle_path)
+    assert len(stored) > 5 and {len(v) for v in stored.values()} == {FakeEmbedder.dim * STORED_DTYPE.itemsize}
+    embedder = CountingEmbedder()
+    with opened(bundle_path) as reader:
+        assistant = Assistant(Retriever(reader, embedder), None)
+        answer = assistant.answer(QUESTION)
+        assert answer.state == "extractive" and answer.passages
+        assert embedder.texts == [QUESTION]  # the blocks it compared came from the bundle
+        # what came back is the block's own embedding (float16 precision)
+        some = [t for t in assistant.retriever.block_vectors._vectors][:3]
+        assert some and all(block_key(t) in stored for t in some)
+        assert np.allclose(reader.stored_block_vectors(some)[some[0]], FakeEmbedder().embed([some[0]])[0], atol=1e-3)
+
+
+def test_replies_are_the_same_with_and_without_stored_blocks(bundle_path, tmp_path):
+    older = tmp_path / "older.sqlite"
+    shutil.copy(bundle_path, older)
+    conn = connect(str(older), read_only=False)  # a bundle from before the table: empty, digest rewritten
+    with conn:
+        conn.execute("DELETE FROM block_vectors")
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    replies = []
+    for path in (bundle_path, older):
+        embedder = CountingEmbedder()
+        with opened(path) as reader:
+            replies.append(Assistant(Retriever(reader, embedder), None).answer(QUESTION).text)
+        replies.append(len(embedder.texts))
+    assert replies[0] == replies[2] and replies[1] == 1 and replies[3] > 1  # the older bundle embeds its blocks
+
+
+def test_a_rebuild_reuses_the_blocks_and_embeds_only_changed_ones(course, tmp_path):
+    out = tmp_path / "b.sqlite"
+    build_bundle(course, out, FakeEmbedder())
+    before = _stored(out)
+    reusable, note = previous_vectors(out, FakeEmbedder())
+    assert note == "" and sum(k.startswith(REUSE_PREFIX) for k in reusable) == len(before)
+    guide = course / "lessons" / "blink.md"
+    text = guide.read_text(encoding="utf-8")
+    assert "Blink the onboard LED on GPIO 2" in text
+    guide.write_text(text.replace("Blink the onboard LED on GPIO 2", "Blink the onboard LED, a new closing sentence, on GPIO 2"),
+                     encoding="utf-8")
+    seen: list[tuple[str, int, int]] = []
+    embedder = CountingEmbedder()
+    build_bundle(course, out, embedder, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    blocks = [(d, t) for s, d, t in seen if s == "embed_blocks"]
+    assert blocks and 0 < blocks[-1][1] < len(before)  # only the blocks of the changed chunk
+    assert any("new closing sentence" in t for t in embedder.texts)
+    assert set(before) - set(_stored(out))  # a block that no longer exists is not carried over
+
+
+def test_a_damaged_stored_vector_is_embedded_again(bundle_path, tmp_path):
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(bundle_path, damaged)
+    conn = connect(str(damaged), read_only=False)
+    with conn:
+        conn.execute("UPDATE block_vectors SET embedding = x'00'")
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    embedder = CountingEmbedder()
+    with opened(damaged) as reader:
+        good = Assistant(Retriever(reader, embedder), None).answer(QUESTION)
+    with opened(bundle_path) as reader:
+        assert Assistant(Retriever(reader, FakeEmbedder()), None).answer(QUESTION).text == good.text
+    assert len(embedder.texts) > 1
+
+
+def test_a_block_table_of_another_shape_is_refused(bundle_path, tmp_path):
+    crafted = tmp_path / "crafted.sqlite"
+    shutil.copy(bundle_path, crafted)
+    conn = connect(str(crafted), read_only=False)
+    with conn:
+        conn.execute("DROP TABLE block_vectors")
+        conn.execute("CREATE TABLE block_vectors (key BLOB PRIMARY KEY, embedding BLOB NOT NULL, note TEXT)")
+    conn.close()
+    with pytest.raises(UnsafeBundleError, match="block_vectors"):
+        BundleReader(crafted)
