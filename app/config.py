@@ -32,6 +32,7 @@ from .system_settings import (
     read_settings_text,
     read_system_file,
     system_settings_path,
+    unreadable_words,
 )
 
 APP_NAME = "Lantern"
@@ -162,7 +163,7 @@ def _read_user_file() -> tuple[dict, list[str]]:
                     "a settings file may have, so it was not read and the defaults are used: move it away or "
                     "delete it (saving the settings from the window writes a new one)."]
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, [f"The settings file {path} could not be read ({exc.__class__.__name__}); "
+        return {}, [f"The settings file {path} could not be read ({unreadable_words(exc)}); "
                     "the defaults are used. Fix or delete the file."]
     try:
         data = json.loads(text)

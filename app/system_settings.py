@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import sys
 import tomllib
 from collections.abc import Iterable
@@ -50,13 +51,32 @@ class SettingsFileTooLarge(Exception):
         return f"{self.size:,} bytes" if self.size is not None else f"more than {MAX_SETTINGS_BYTES:,} bytes"
 
 
+class SettingsFileNotRegular(OSError):
+    """A settings path that is a named pipe or a socket: opening it would block the app until something
+    wrote to it. Refused by ``stat`` alone, unopened. (A device is read, no further than the limit:
+    ``/dev/null`` is an empty file, ``/dev/zero`` one too large.)"""
+
+    def __str__(self) -> str:
+        return "not a regular file"
+
+
+def unreadable_words(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a settings file could not be read, in words for the sentence that says so: ``not a regular
+    file`` or the exception's class (``PermissionError``)."""
+    return str(exc) if isinstance(exc, SettingsFileNotRegular) else exc.__class__.__name__
+
+
 def read_settings_text(path: Path) -> str:
     """The text of the settings file ``path`` (UTF-8; a leading byte-order mark, which Windows
     editors write, is skipped; Windows and old Mac line ends become ``\\n``). Its size is checked
     with ``stat`` first: a file over :data:`MAX_SETTINGS_BYTES` (1,048,576 bytes) raises
     :class:`SettingsFileTooLarge` unread, and no more than that many bytes (plus one) is ever
-    read. Also raises ``OSError`` (``FileNotFoundError`` for a missing file) and ``UnicodeDecodeError``."""
-    size = path.stat().st_size
+    read; a named pipe or a socket raises :class:`SettingsFileNotRegular` unopened. Also raises
+    ``OSError`` (``FileNotFoundError`` for a missing file) and ``UnicodeDecodeError``."""
+    found = path.stat()
+    if stat.S_ISFIFO(found.st_mode) or stat.S_ISSOCK(found.st_mode):
+        raise SettingsFileNotRegular()
+    size = found.st_size
     if size > MAX_SETTINGS_BYTES:
         raise SettingsFileTooLarge(size)
     with path.open("rb") as file:
@@ -108,7 +128,7 @@ def read_system_file(known: Iterable[str]) -> tuple[dict, list[str]]:
                     f"{MAX_SETTINGS_BYTES:,} bytes a settings file may have, so it was not read and its settings "
                     "are not used: ask the lab's administrator to replace it with a file of just its settings."]
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, [f"The lab-wide settings file {path} could not be read ({exc.__class__.__name__}); its "
+        return {}, [f"The lab-wide settings file {path} could not be read ({unreadable_words(exc)}); its "
                     "settings are not used: ask the lab's administrator to fix its permissions or contents."]
     except tomllib.TOMLDecodeError as exc:
         return {}, [f"The lab-wide settings file {path} is not valid TOML ({exc}); its settings are not used: "

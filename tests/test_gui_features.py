@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt  # noqa: E402
@@ -423,6 +425,43 @@ def test_window_layout_is_remembered(qtbot, windows, gui_bundle, config_dir):
     again = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
     assert again.size().width() == 760
     assert again.splitter.sizes()[0] == sizes[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_layout_file_that_is_a_pipe_or_too_large_is_left_alone(qtbot, windows, gui_bundle, config_dir, caplog):
+    import faulthandler
+    import threading
+    import time
+
+    layout = config_dir / "window.ini"
+    layout.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(layout)  # read or written, it would block the window until something wrote or read
+
+    def release() -> None:  # a regression fails instead of hanging: open the pipe's other end after 8 s
+        os.close(os.open(layout, os.O_RDWR | os.O_NONBLOCK))
+
+    from app.gui.layout_state import layout_store
+
+    faulthandler.dump_traceback_later(60, exit=True)  # a regression that blocks on the pipe ends the run, not hangs it
+    try:
+        assert layout_store() is None  # refused by its file type alone, before Qt opens it
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    unblock = threading.Timer(8.0, release)
+    unblock.start()
+    started = time.monotonic()
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    window.close()
+    unblock.cancel()
+    assert time.monotonic() - started < 8 and layout.is_fifo()
+    assert any("is not a regular file" in r.getMessage() for r in caplog.records)
+    layout.unlink()
+    layout.write_text("[window]\n" + "x" * 100_000, encoding="utf-8")
+    before = layout.read_text(encoding="utf-8")
+    window = open_window(qtbot, windows, gui_bundle, FakeChatModel(reply=REPLY))
+    window.close()
+    assert layout.read_text(encoding="utf-8") == before  # neither read nor rewritten
+    assert any("is 100,009 bytes" in r.getMessage() for r in caplog.records)
 
 
 def test_highlight_leaves_diagrams_untinted(qtbot, windows, gui_bundle):

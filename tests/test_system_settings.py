@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,25 @@ def test_report_status_prints_why_the_lab_wide_file_was_not_applied(monkeypatch,
     system.write_text("instructor_report = true\n", encoding="utf-8")  # repaired: nothing more to say
     assert main(["report", "--status", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["system_file_problems"] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_as_a_settings_file_is_refused_unopened(tmp_path, monkeypatch):
+    """A FIFO would block the app at start until something wrote to it; /dev/zero never ends."""
+    fifo = tmp_path / "settings.json"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("LANTERN_CONFIG_DIR", str(tmp_path))
+    lab = tmp_path / "lab.toml"
+    os.mkfifo(lab)
+    monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", str(lab))
+    started = time.monotonic()
+    settings = Settings.load()
+    problems = settings_problems()
+    assert time.monotonic() - started < 10 and settings.font_size == Settings().font_size
+    assert f"The settings file {fifo} could not be read (not a regular file); the defaults are used. " \
+           "Fix or delete the file." in problems
+    assert any(p.startswith(f"The lab-wide settings file {lab} could not be read (not a regular file); its settings "
+                            "are not used") for p in problems)
+    if Path("/dev/zero").exists():  # a device is read no further than the limit
+        monkeypatch.setenv("LANTERN_SYSTEM_SETTINGS", "/dev/zero")
+        assert any("/dev/zero is more than 1,048,576 bytes" in p for p in settings_problems())
