@@ -130,3 +130,20 @@ def test_a_block_table_of_another_shape_is_refused(bundle_path, tmp_path):
     conn.close()
     with pytest.raises(UnsafeBundleError, match="block_vectors"):
         BundleReader(crafted)
+
+
+def test_inspect_counts_the_blocks_and_names_wrong_sized_ones(bundle_path, tmp_path):
+    from app.bundle.inspect import inspect_bundle
+
+    report = inspect_bundle(bundle_path)
+    assert report.integrity.ok and report.counts["block_vectors"] == len(_stored(bundle_path))
+    assert any(line.strip().startswith("answer blocks") and "embedded" in line for line in report.lines())
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(bundle_path, damaged)
+    conn = connect(str(damaged), read_only=False)
+    with conn:
+        conn.execute("UPDATE block_vectors SET embedding = x'00' WHERE key = (SELECT min(key) FROM block_vectors)")
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    problems = inspect_bundle(damaged).integrity.problems
+    assert problems == ("1 answer-block vectors in block_vectors are not 16-byte keys with 128-byte embeddings",)

@@ -14,6 +14,8 @@ Integrity checks, all read-only:
 - for a sample of images: the sha256 of the stored bytes equals the stored digest;
 - for the same sample of chunks: the vector the app searches (``vector_blocks``, when the
   bundle has it) equals the one stored in ``chunk_vectors``;
+- every answer-block vector (``block_vectors``, when the bundle has it) has a key and an embedding
+  of the sizes the format writes;
 - the content digest recorded at build time equals the one recomputed now (library.py), when
   the bundle records one.
 """
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..ingest.screen import read_planted, screen_guide
+from .block_vectors import KEY_BYTES, STORED_DTYPE
 from .checks import span_problems
 from .library import DIGEST_MISMATCH, bundle_identity, verify_digest
 from .originals import ORIGINALS_FOLDER
@@ -179,6 +182,7 @@ def _check_integrity(bundle: BundleReader, sample: int, problems: list[str], sql
     picked = _sample(chunk_ids, sample)
     _chunk_problems(q, picked, problems)
     _vector_problems(bundle, picked, problems)
+    _block_vector_problems(bundle, problems)
     asset_paths = _sample([r[0] for r in q("SELECT path FROM assets ORDER BY path")], sample)
     _asset_problems(q, asset_paths, problems)
     digest = "skipped"
@@ -290,6 +294,19 @@ def _asset_problems(q, asset_paths: list[str], problems: list[str]) -> None:
     if bad_assets:
         problems.append(f"{len(bad_assets)} images have bytes whose sha256 differs from the stored digest "
                         f"(first: {bad_assets[0]})")
+
+
+def _block_vector_problems(bundle: BundleReader, problems: list[str]) -> None:
+    """Answer-block vectors (app/bundle/block_vectors.py) whose key or embedding is not the size the
+    format writes (a whole-table scan of the two lengths, a few ms; the app embeds such a block anew)."""
+    if not bundle.has_block_vectors:
+        return
+    size = bundle.embedding_dim * STORED_DTYPE.itemsize
+    bad = bundle._query("SELECT count(*) FROM block_vectors WHERE length(key) != ? OR length(embedding) != ?",
+                        (KEY_BYTES, size))[0][0]
+    if bad:
+        problems.append(f"{bad} answer-block vectors in block_vectors are not {KEY_BYTES}-byte keys with "
+                        f"{size}-byte embeddings")
 
 
 def _count(q, table: str) -> int:
