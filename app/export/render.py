@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 
 from ..answer.citations import is_citation
 from ..text.grammar import CITATION_MARKER, citation_numbers
+from ..text.lists import keep_item_numbers
 from .document import ConversationDocument, ExportedAnswer, reference_text
 from .words import ExportWords
 
@@ -143,6 +144,11 @@ def _text_html(text: str) -> str:
     return "<br>".join(html.escape(line) for line in text.strip().splitlines())
 
 
+def _render(md: MarkdownIt, text: str) -> str:
+    """``text`` as HTML, a quoted numbered list keeping its items' own numbers (:func:`keep_item_numbers`)."""
+    return md.renderer.render(keep_item_numbers(md.parse(text)), md.options, {})
+
+
 def _answer_html(md: MarkdownIt, a: ExportedAnswer, words: ExportWords) -> list[str]:
     def heading(level: int, text: str) -> str:
         return f"<h{level}>{html.escape(text)}</h{level}>"
@@ -151,9 +157,9 @@ def _answer_html(md: MarkdownIt, a: ExportedAnswer, words: ExportWords) -> list[
            f'<p class="question">{_text_html(a.question)}</p>', f'<p class="state"><i>{html.escape(a.state)}</i></p>']
     if a.verified:
         checked = f"{words.text('answer')} ({words.text('answer_checked')})"
-        out += [heading(3, checked), md.render(_linked_markers(a.verified))]
+        out += [heading(3, checked), _render(md, _linked_markers(a.verified))]
     if a.quotes:
-        out += [heading(3, words.text("from_guides")), f"<blockquote>{md.render(_linked_markers(a.quotes))}</blockquote>"]
+        out += [heading(3, words.text("from_guides")), f"<blockquote>{_render(md, _linked_markers(a.quotes))}</blockquote>"]
     if a.reply:
         out.append(f"<p>{_text_html(a.reply)}</p>")
     if a.nearest:

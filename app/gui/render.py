@@ -36,6 +36,7 @@ from ..ingest.slug import Slugger
 from ..records import Answer, Heading, Passage, join_heading
 from ..retrieval.links import GUIDE, classify_link
 from ..text.grammar import CITATION_MARKER, citation_numbers
+from ..text.lists import keep_item_numbers
 from .translation import tr
 
 ASSET_SCHEME = "asset"
@@ -130,7 +131,7 @@ def answer_html(text: str, valid_numbers: set[int] | frozenset[int], title_line:
     if title_line:
         text = re.sub(rf"(?m)^{re.escape(title_line)}$", lambda m: f"**{m.group(0)}**", text, count=1)
     env = {"valid": set(valid_numbers)}
-    tokens = _ANSWER_MD.parse(text, env)
+    tokens = keep_item_numbers(_ANSWER_MD.parse(text, env))
     _resolve_quote_links(tokens, sources or {})
     return _ANSWER_MD.renderer.render(tokens, _ANSWER_MD.options, env)
 
