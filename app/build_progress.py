@@ -61,11 +61,12 @@ class BuildProgress:
         if stage == "embed_chars":
             self.chars = (done, total)
             return
-        if stage == "reuse":
+        if stage in ("reuse", "reuse_blocks"):
             if done:
-                self._print(f"reuse: {done} of {total} chunks keep their embeddings from the previous bundle")
+                what = "chunks" if stage == "reuse" else "answer blocks"
+                self._print(f"reuse: {done} of {total} {what} keep their embeddings from the previous bundle")
             return
-        if stage not in _UNITS:
+        if stage not in _UNITS or (stage != "chunk" and total == 0):  # everything reused: the reuse line said so
             return
         now = time.perf_counter()
         self._started.setdefault(stage, now)

@@ -210,12 +210,14 @@ def _cmd_build(args) -> int:
                "sources": report.sources,
                "chunks": report.chunks, "assets": report.assets, "embedded": report.embedded,
                "reused": report.reused, "previous": str(report.previous) if report.previous else None,
+               "answer_blocks": report.blocks, "answer_blocks_embedded": report.blocks_embedded,
                "seconds": round(report.seconds, 1), "warnings": report.warnings, "notes": report.notes}
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     else:
-        reuse = (f"; {report.embedded} chunks embedded, {report.reused} reused from {report.previous.name}"
-                 if report.previous else f"; {report.embedded} chunks embedded")
+        reuse = (f"; {_count(report.embedded, 'chunk')} embedded, {report.reused} reused from {report.previous.name}"
+                 if report.previous else f"; {_count(report.embedded, 'chunk')} embedded")
+        reuse += (f", answer blocks {report.blocks_embedded} embedded of {report.blocks}" if report.blocks else "")
         spoken = (f"language {report.language} ({language_name(report.language)}"
                   f"{', guessed from the guides; --language sets it' if report.language_detected else ''})"
                   if report.language else "language unknown (--language sets it)")

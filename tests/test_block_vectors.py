@@ -97,9 +97,11 @@ def test_a_rebuild_reuses_the_blocks_and_embeds_only_changed_ones(course, tmp_pa
                      encoding="utf-8")
     seen: list[tuple[str, int, int]] = []
     embedder = CountingEmbedder()
-    build_bundle(course, out, embedder, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    report = build_bundle(course, out, embedder, progress=lambda stage, done, total: seen.append((stage, done, total)))
     blocks = [(d, t) for s, d, t in seen if s == "embed_blocks"]
     assert blocks and 0 < blocks[-1][1] < len(before)  # only the blocks of the changed chunk
+    assert (report.blocks, report.blocks_embedded) == (len(_stored(out)), blocks[-1][1])
+    assert ("reuse_blocks", report.blocks - report.blocks_embedded, report.blocks) in seen
     assert any("new closing sentence" in t for t in embedder.texts)
     assert set(before) - set(_stored(out))  # a block that no longer exists is not carried over
 
@@ -146,4 +148,49 @@ def test_inspect_counts_the_blocks_and_names_wrong_sized_ones(bundle_path, tmp_p
         conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
     conn.close()
     problems = inspect_bundle(damaged).integrity.problems
-    assert problems == ("1 answer-block vectors in block_vectors are not 16-byte keys with 128-byte embeddings",)
+    assert problems == ("1 answer-block vectors in block_vectors are not 16-byte keys with unit vectors of 64 "
+                        "float16 values",)
+
+
+NAN = np.full(FakeEmbedder.dim, np.nan, dtype=np.float16).tobytes()
+ZERO = bytes(FakeEmbedder.dim * 2)
+
+
+@pytest.mark.parametrize("value", ["'hello'", "768", "?nan", "?zero", "zeroblob(1536)"],
+                         ids=["text", "integer", "nan", "zeros", "wrong-size"])
+def test_a_crafted_vector_is_named_by_inspect_embedded_anew_and_never_carried_into_a_rebuild(
+        value, bundle_path, tmp_path):
+    from app.bundle.inspect import inspect_bundle
+
+    crafted = tmp_path / "crafted.sqlite"
+    shutil.copy(bundle_path, crafted)
+    conn = connect(str(crafted), read_only=False)
+    blob = {"?nan": NAN, "?zero": ZERO}.get(value)
+    with conn:
+        conn.execute(f"UPDATE block_vectors SET embedding = {'?' if blob else value}", (blob,) if blob else ())
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    rows = len(_stored(bundle_path))
+    assert inspect_bundle(crafted).integrity.problems == (
+        f"{rows} answer-block vectors in block_vectors are not 16-byte keys with unit vectors of 64 float16 values",)
+    embedder = CountingEmbedder()
+    with opened(crafted) as reader:  # no exception: the blocks are embedded as in a bundle without them
+        crafted_reply = Assistant(Retriever(reader, embedder), None).answer(QUESTION).text
+    with opened(bundle_path) as reader:
+        assert Assistant(Retriever(reader, FakeEmbedder()), None).answer(QUESTION).text == crafted_reply
+    assert len(embedder.texts) > 1
+    reusable, _ = previous_vectors(crafted, FakeEmbedder())
+    assert not any(k.startswith(REUSE_PREFIX) for k in reusable)  # a rebuild embeds them again
+
+
+def test_a_huge_stored_vector_refuses_the_bundle_before_it_is_read(bundle_path, tmp_path):
+    crafted = tmp_path / "huge.sqlite"
+    shutil.copy(bundle_path, crafted)
+    conn = connect(str(crafted), read_only=False)
+    with conn:
+        conn.execute("UPDATE block_vectors SET embedding = zeroblob(50000000) "
+                     "WHERE key = (SELECT min(key) FROM block_vectors)")
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    with pytest.raises(UnsafeBundleError, match=r"an answer-block vector holds 50,000,000 bytes \(at most 16,384\)"):
+        BundleReader(crafted)

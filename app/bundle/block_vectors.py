@@ -20,6 +20,7 @@ in bundles built before this table, which the reader treats as absent.
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Callable, Iterable, Sequence
 
 import apsw
@@ -33,6 +34,9 @@ from ..errors import LanternError
 KEY_BYTES = 16
 #: How a stored vector is kept: float16 (see the module docstring for the measurement).
 STORED_DTYPE = np.dtype("<f2")
+#: How far from 1 a stored vector's length may be (the model's are unit vectors; float16 rounding moves
+#: them by under 0.001).
+NORM_TOLERANCE = 0.01
 #: Blocks embedded per call of the embedding model (the model batches them further by length).
 BLOCK_BATCH = 64
 #: The prefix of block vectors among :func:`app.bundle.builder.previous_vectors`' reusable
@@ -61,7 +65,8 @@ def write_block_vectors(conn: apsw.Connection, texts: Sequence[str], embedder: E
                         reusable: dict[str, bytes], notify: Callable[[str, int, int], None]) -> int:
     """Fill ``block_vectors`` (app/bundle/schema.py creates it) with one vector per text of ``texts``: reused from ``reusable``
     (``REUSE_PREFIX`` + hex key -> stored bytes) when there, else embedded in batches of
-    :data:`BLOCK_BATCH`. Reports ``("embed_blocks", done, to embed)``. Returns how many were embedded.
+    :data:`BLOCK_BATCH`. Reports ``("embed_blocks", done, to embed)`` and, once, ``("reuse_blocks",
+    reused, blocks)``. Returns how many were embedded.
     Raises :class:`LanternError` when the model returns vectors of the wrong shape."""
     size = embedder.dim * STORED_DTYPE.itemsize
     keyed = {block_key(t): t for t in texts}
@@ -69,6 +74,7 @@ def write_block_vectors(conn: apsw.Connection, texts: Sequence[str], embedder: E
     todo = [t for k, t in keyed.items() if k not in kept]
     with conn:
         conn.executemany("INSERT INTO block_vectors VALUES (?, ?)", sorted(kept.items()))
+    notify("reuse_blocks", len(kept), len(keyed))
     notify("embed_blocks", 0, len(todo))
     for begin in range(0, len(todo), BLOCK_BATCH):
         batch = todo[begin:begin + BLOCK_BATCH]
@@ -88,13 +94,16 @@ def reusable_block_vectors(conn: apsw.Connection, dim: int) -> dict[str, bytes]:
     {} for a bundle without the table. Raises ``apsw.Error`` for a damaged file."""
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'block_vectors'").fetchall():
         return {}
-    size = dim * STORED_DTYPE.itemsize
-    return {REUSE_PREFIX + bytes(key).hex(): bytes(blob)
-            for key, blob in conn.execute("SELECT key, embedding FROM block_vectors") if len(blob) == size}
+    return {REUSE_PREFIX + key.hex(): blob for key, blob in conn.execute("SELECT key, embedding FROM block_vectors")
+            if isinstance(key, bytes) and decode(blob, dim) is not None}  # a damaged vector is embedded anew
 
 
-def decode(blob: bytes, dim: int) -> np.ndarray | None:
-    """A stored vector as ``(dim,) float32``; None when the blob is not ``dim`` float16 values."""
-    if len(blob) != dim * STORED_DTYPE.itemsize:
+def decode(blob: object, dim: int) -> np.ndarray | None:
+    """A stored vector as ``(dim,) float32``; None (the block is then embedded anew) when the value
+    is not a blob of ``dim`` float16 values or not a unit vector (within :data:`NORM_TOLERANCE`: NaN,
+    infinity and zeros are not), as a damaged or crafted bundle may hold."""
+    if not isinstance(blob, bytes) or len(blob) != dim * STORED_DTYPE.itemsize:
         return None
-    return np.frombuffer(blob, dtype=STORED_DTYPE).astype(np.float32)
+    vector = np.frombuffer(blob, dtype=STORED_DTYPE).astype(np.float32)
+    norm = float(np.sqrt(np.dot(vector, vector)))
+    return vector if math.isfinite(norm) and abs(norm - 1.0) <= NORM_TOLERANCE else None

@@ -56,6 +56,9 @@ class BuildReport:
     embedded: int = 0
     reused: int = 0
     previous: Path | None = None
+    #: answer blocks stored (``block_vectors``) and how many of them were embedded now (the rest reused)
+    blocks: int = 0
+    blocks_embedded: int = 0
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: The course's language tag recorded in ``meta`` ('' unknown: not recorded), and whether it
@@ -153,15 +156,16 @@ def build_bundle(source_dir: Path, output: Path | str, embedder: Embedder, *, ti
     vectors = _reusable_vectors(reuse_from, embedder, notes) if reuse else {}
     notes.extend(remove_stale_temporary_files(output))
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
-    embedded = _write_in_place(output, plan, embedder, vectors, title or Path(source_dir).resolve().name, globs,
-                               notify, course_id, language)
+    embedded, blocks, blocks_embedded = _write_in_place(output, plan, embedder, vectors,
+                                                        title or Path(source_dir).resolve().name, globs,
+                                                        notify, course_id, language)
     n = len(plan.chunks)
     return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
                        assets=sum(not is_original(a) for a in plan.assets), seconds=time.perf_counter() - started,
                        embedded=embedded,
                        reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes, language=language,
-                       language_detected=detected and bool(language))
+                       language_detected=detected and bool(language), blocks=blocks, blocks_embedded=blocks_embedded)
 
 
 def _title_to_keep(output: Path, source_dir: Path, course_id: str, title: str, force: bool) -> tuple[str, str]:
@@ -187,13 +191,13 @@ def _built_at() -> str:
 
 
 def _write_in_place(output: Path, plan: CoursePlan, embedder: Embedder, vectors: dict[str, bytes], title: str,
-                    globs: dict, notify: Progress, course_id: str, language: str) -> int:
+                    globs: dict, notify: Progress, course_id: str, language: str) -> tuple[int, int, int]:
     """Write the bundle to a temporary file beside ``output`` and rename it over ``output``; returns
-    how many chunks were embedded. Raises :class:`LanternError` (the temporary file removed, ``output``
-    untouched) when it cannot be written."""
+    :func:`write_bundle`'s counts (chunks embedded, answer blocks, answer blocks embedded). Raises
+    :class:`LanternError` (the temporary file removed, ``output`` untouched) when it cannot be written."""
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     try:
-        embedded = write_bundle(tmp, plan, embedder, vectors, title, globs, notify, course_id, language, _built_at)
+        counts = write_bundle(tmp, plan, embedder, vectors, title, globs, notify, course_id, language, _built_at)
         os.replace(tmp, output)
     except (OSError, apsw.Error) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
@@ -203,7 +207,7 @@ def _write_in_place(output: Path, plan: CoursePlan, embedder: Embedder, vectors:
         for leftover in (tmp, Path(f"{tmp}-journal")):
             if leftover.exists():
                 leftover.unlink()
-    return embedded
+    return counts
 
 
 def _bundle_meta(path: Path) -> dict[str, str] | None:

@@ -42,6 +42,9 @@ MAX_GUIDE_TEXT_BYTES = 16 << 20
 #: Largest stored text of one chunk, in bytes of UTF-8 (256 KiB). Chunks aim at 1,200
 #: characters; the largest of large-docs' 107,829 chunks is 1,835 bytes (IoT's: 1,409).
 MAX_CHUNK_TEXT_BYTES = 256 << 10
+#: Largest stored answer-block vector, in bytes (app/bundle/block_vectors.py): float16 of up to 8,192
+#: dimensions (MiniLM's 384 take 768 bytes). Larger is refused at open, before the content digest reads it.
+MAX_BLOCK_VECTOR_BYTES = 16 << 10
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -148,6 +151,10 @@ def size_problems(conn: apsw.Connection, *, chunks: bool = True) -> list[str]:
     for path, size in conn.execute("SELECT path, max(octet_length(text)) FROM sources"):
         if isinstance(size, int) and size > MAX_GUIDE_TEXT_BYTES:
             out.append(f"the guide {str(path)[:80]!r} holds {size:,} bytes of text (at most {MAX_GUIDE_TEXT_BYTES:,})")
+    if conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'block_vectors'").fetchall():
+        for (size,) in conn.execute("SELECT max(length(embedding)) FROM block_vectors"):
+            if isinstance(size, int) and size > MAX_BLOCK_VECTOR_BYTES:
+                out.append(f"an answer-block vector holds {size:,} bytes (at most {MAX_BLOCK_VECTOR_BYTES:,})")
     if chunks:
         for chunk_id, size in conn.execute("SELECT id, max(octet_length(text)) FROM chunks"):
             if isinstance(size, int) and size > MAX_CHUNK_TEXT_BYTES:

@@ -216,14 +216,15 @@ class BundleReader:
 
     def stored_block_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embedding (``(dim,) float32``) of each of ``texts`` the build embedded, by text;
-        texts it did not (and every text, in a bundle without ``block_vectors``) are left out. One
+        texts it did not, or whose stored value is not a unit vector of the right size (:func:`decode`),
+        are left out (every text, in a bundle without ``block_vectors``). One
         indexed query. Raises :class:`BundleError` when the file cannot be read."""
         if not texts or not self.has_block_vectors:
             return {}
         keys = {block_key(t): t for t in texts}
         marks = ",".join("?" * len(keys))
         rows = self._query(f"SELECT key, embedding FROM block_vectors WHERE key IN ({marks})", tuple(keys))
-        found = {keys[bytes(k)]: decode(bytes(blob), self.embedding_dim) for k, blob in rows}
+        found = {keys[k]: decode(blob, self.embedding_dim) for k, blob in rows if isinstance(k, bytes) and k in keys}
         return {t: v for t, v in found.items() if v is not None}
 
     def _read_block(self, rowid: int, out: np.ndarray) -> None:

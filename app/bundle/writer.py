@@ -40,8 +40,10 @@ def library_versions() -> dict:
 
 
 def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
-                 globs: dict, notify: Progress, course_id: str, language: str, built_at: Callable[[], str]) -> int:
-    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded. ``language``
+                 globs: dict, notify: Progress, course_id: str, language: str,
+                 built_at: Callable[[], str]) -> tuple[int, int, int]:
+    """Write every table of the bundle to ``tmp``; returns how many chunks were embedded, how many answer
+    blocks the bundle holds and how many of them were embedded (app/bundle/block_vectors.py). ``language``
     is recorded in ``meta`` when not ''; ``built_at`` gives the build time recorded in ``meta``
     (ISO 8601), called once the vectors are written."""
     if tmp.exists():
@@ -56,7 +58,7 @@ def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict
         texts = [c.indexed_text for c in plan.chunks]
         embedded = _write_vectors(conn, plan, texts, embedder, reusable, notify)
         _write_vector_blocks(conn, len(plan.chunks), embedder.dim)
-        _write_answer_blocks(conn, plan, embedder, reusable, notify)
+        blocks, blocks_embedded = _write_answer_blocks(conn, plan, embedder, reusable, notify)
         notify("index", 0, 1)
         stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
         files = build_index(texts, stemmer)
@@ -70,7 +72,7 @@ def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict
         notify("index", 1, 1)
     finally:
         conn.close()
-    return embedded
+    return embedded, blocks, blocks_embedded
 
 
 def _insert_guides(conn: apsw.Connection, plan: CoursePlan) -> None:
@@ -147,12 +149,13 @@ def _write_vector_blocks(conn, count: int, dim: int) -> None:
 
 
 def _write_answer_blocks(conn: apsw.Connection, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes],
-                         notify: Progress) -> int:
+                         notify: Progress) -> tuple[int, int]:
     """Embed every answer block of every chunk into ``block_vectors`` (app/bundle/block_vectors.py);
-    returns how many were embedded (the others reused)."""
+    returns how many blocks there are and how many were embedded (the others reused)."""
     passages = ((c.text, c.heading, c.start, lambda text=doc.text: text)
                 for doc, chunked in zip(plan.documents, plan.chunked) for c in chunked.chunks)
-    return write_block_vectors(conn, course_block_texts(passages), embedder, reusable, notify)
+    texts = course_block_texts(passages)
+    return len(texts), write_block_vectors(conn, texts, embedder, reusable, notify)
 
 
 def _meta(plan: CoursePlan, embedder: Embedder, title: str, globs: dict, built_at: str, lexical: dict) -> dict[str, str]:
