@@ -33,11 +33,12 @@ Warn = Callable[[str, str], None]
 Progress = Callable[[str], None]
 
 
-def load_embedder():
-    """The embedding model from the models folder (:class:`~app.embedding.FastEmbedder`)."""
+def load_embedder(threads: int | None = None):
+    """The embedding model from the models folder (:class:`~app.embedding.FastEmbedder`), on ``threads``
+    of onnxruntime's (default: one per core)."""
     from .embedding import FastEmbedder
 
-    return FastEmbedder()
+    return FastEmbedder(threads=threads)
 
 
 def load_chat_model(model_path: Path | None, threads: int):

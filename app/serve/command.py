@@ -106,7 +106,10 @@ def _embedder_for(args: argparse.Namespace) -> Any:
     if args.keyword_only:
         return None
     try:
-        return load_embedder()
+        # One onnxruntime thread a question: the server already runs one question per core, and a
+        # second thread each only made them wait for each other (IoT, 30 students x 10 at once, two
+        # runs each: evidence p50 551/586 -> 520/523 ms, 39.6/40.0 -> 40.3/44.4 asks/s).
+        return load_embedder(threads=1)
     except ModelError as exc:
         _warn(NO_EMBEDDER, str(exc))
         return None
