@@ -198,7 +198,8 @@ def _cmd_build(args) -> int:
         report = build_bundle(args.source_dir, args.output, embedder, title=args.title,
                               include=args.include, exclude=args.exclude, progress=progress,
                               previous=args.previous, reuse=not args.full, course_id=course_id, language=language,
-                              force=args.force, keep_originals=args.keep_originals)
+                              force=args.force, keep_originals=args.keep_originals,
+                              answer_blocks=args.answer_blocks)
     finally:
         progress.close()
     for warning in report.warnings:

@@ -30,6 +30,10 @@ def _add_instructor_commands(sub) -> None:
     build.add_argument("--keep-originals", action="store_true",
                        help="also store the original Word, PowerPoint, OpenDocument, EPUB, notebook and PDF files, "
                             "so the app can open them (the bundle grows by their size)")
+    build.add_argument("--no-answer-blocks", dest="answer_blocks", action="store_false",
+                       help="do not embed the answer blocks (about as long again as the chunks; for a very large "
+                            "course): the same answers, but each question then embeds the blocks it compares "
+                            "(evidence about 4 times slower)")
 
     check = sub.add_parser(
         "check", help="exit 0 if a bundle is up to date with its course folder, 1 if stale, 2 on error",

@@ -194,3 +194,19 @@ def test_a_huge_stored_vector_refuses_the_bundle_before_it_is_read(bundle_path, 
     conn.close()
     with pytest.raises(UnsafeBundleError, match=r"an answer-block vector holds 50,000,000 bytes \(at most 16,384\)"):
         BundleReader(crafted)
+
+
+def test_build_without_answer_blocks_stores_none_and_answers_the_same(course, tmp_path, bundle_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    assert "--no-answer-blocks" in capsys.readouterr().out
+    out = tmp_path / "no-blocks.sqlite"
+    report = build_bundle(course, out, FakeEmbedder(), answer_blocks=False)
+    assert (report.blocks, report.blocks_embedded) == (0, 0) and _stored(out) == {}
+    replies = []
+    for path in (out, bundle_path):
+        with opened(path) as reader:
+            replies.append(Assistant(Retriever(reader, FakeEmbedder()), None).answer(QUESTION).text)
+    assert replies[0] == replies[1]

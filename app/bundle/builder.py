@@ -110,7 +110,8 @@ def build_bundle(source_dir: Path, output: Path | str, embedder: Embedder, *, ti
                  settings: ChunkerSettings | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None, progress: Progress | None = None,
                  previous: Path | None = None, reuse: bool = True, course_id: str = "",
-                 language: str | None = None, force: bool = False, keep_originals: bool = False) -> BuildReport:
+                 language: str | None = None, force: bool = False, keep_originals: bool = False,
+                 answer_blocks: bool = True) -> BuildReport:
     """Read ``source_dir``, chunk, embed and index it, and write the bundle to ``output``.
 
     Embeddings are reused from ``previous`` (default: the existing ``output``) for chunks
@@ -120,13 +121,12 @@ def build_bundle(source_dir: Path, output: Path | str, embedder: Embedder, *, ti
     from the guides' prose (:func:`app.ingest.language.detect_language`: py3langid, about a second), and '' or a
     guess that is unsure records none (unknown). ``output`` is checked first (:func:`check_output`;
     ``force`` replaces another course's bundle); without ``title``, rebuilding the same course's
-    bundle in place keeps that bundle's title (with a note), else the folder's name. Raises
+    bundle in place keeps that bundle's title (with a note), else the folder's name. ``keep_originals``
+    also stores the original file of every converted guide (app/bundle/originals.py);
+    ``answer_blocks=False`` leaves ``block_vectors`` empty (app/bundle/block_vectors.py). Raises
     :class:`LanternError` for an invalid ``course_id`` or ``language``, an ``output`` that
-    :func:`check_output` refuses, ``keep_originals`` also stores the original file of every converted
-    guide (app/bundle/originals.py),
-    :class:`CourseFolderError` for a missing/unreadable/empty course folder and
-    :class:`LanternError` when the output cannot be written; the previous ``output`` is
-    then untouched.
+    :func:`check_output` refuses, or an output that cannot be written (the previous ``output`` is
+    then untouched), :class:`CourseFolderError` for a missing/unreadable/empty course folder.
     """
     started = time.perf_counter()
     notify = progress or (lambda stage, done, total: None)
@@ -158,12 +158,11 @@ def build_bundle(source_dir: Path, output: Path | str, embedder: Embedder, *, ti
     globs = {"include": list(include or []), "exclude": list(exclude or [])}
     embedded, blocks, blocks_embedded = _write_in_place(output, plan, embedder, vectors,
                                                         title or Path(source_dir).resolve().name, globs,
-                                                        notify, course_id, language)
+                                                        notify, course_id, language, answer_blocks)
     n = len(plan.chunks)
     return BuildReport(bundle=output, corpus_version=plan.corpus_version, sources=len(plan.documents), chunks=n,
                        assets=sum(not is_original(a) for a in plan.assets), seconds=time.perf_counter() - started,
-                       embedded=embedded,
-                       reused=n - embedded, previous=reuse_from if vectors else None,
+                       embedded=embedded, reused=n - embedded, previous=reuse_from if vectors else None,
                        warnings=plan.warnings, notes=notes, language=language,
                        language_detected=detected and bool(language), blocks=blocks, blocks_embedded=blocks_embedded)
 
@@ -191,13 +190,15 @@ def _built_at() -> str:
 
 
 def _write_in_place(output: Path, plan: CoursePlan, embedder: Embedder, vectors: dict[str, bytes], title: str,
-                    globs: dict, notify: Progress, course_id: str, language: str) -> tuple[int, int, int]:
+                    globs: dict, notify: Progress, course_id: str, language: str,
+                    answer_blocks: bool = True) -> tuple[int, int, int]:
     """Write the bundle to a temporary file beside ``output`` and rename it over ``output``; returns
     :func:`write_bundle`'s counts (chunks embedded, answer blocks, answer blocks embedded). Raises
     :class:`LanternError` (the temporary file removed, ``output`` untouched) when it cannot be written."""
     tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     try:
-        counts = write_bundle(tmp, plan, embedder, vectors, title, globs, notify, course_id, language, _built_at)
+        counts = write_bundle(tmp, plan, embedder, vectors, title, globs, notify, course_id, language, _built_at,
+                              answer_blocks)
         os.replace(tmp, output)
     except (OSError, apsw.Error) as exc:
         why = getattr(exc, "strerror", None) or str(exc)

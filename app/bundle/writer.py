@@ -41,9 +41,10 @@ def library_versions() -> dict:
 
 def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict[str, bytes], title: str,
                  globs: dict, notify: Progress, course_id: str, language: str,
-                 built_at: Callable[[], str]) -> tuple[int, int, int]:
+                 built_at: Callable[[], str], answer_blocks: bool = True) -> tuple[int, int, int]:
     """Write every table of the bundle to ``tmp``; returns how many chunks were embedded, how many answer
-    blocks the bundle holds and how many of them were embedded (app/bundle/block_vectors.py). ``language``
+    blocks the bundle holds and how many of them were embedded (app/bundle/block_vectors.py; none with
+    ``answer_blocks`` False). ``language``
     is recorded in ``meta`` when not ''; ``built_at`` gives the build time recorded in ``meta``
     (ISO 8601), called once the vectors are written."""
     if tmp.exists():
@@ -58,7 +59,7 @@ def write_bundle(tmp: Path, plan: CoursePlan, embedder: Embedder, reusable: dict
         texts = [c.indexed_text for c in plan.chunks]
         embedded = _write_vectors(conn, plan, texts, embedder, reusable, notify)
         _write_vector_blocks(conn, len(plan.chunks), embedder.dim)
-        blocks, blocks_embedded = _write_answer_blocks(conn, plan, embedder, reusable, notify)
+        blocks, blocks_embedded = _write_answer_blocks(conn, plan, embedder, reusable, notify) if answer_blocks else (0, 0)
         notify("index", 0, 1)
         stemmer = stemmer_for(language)  # the course's language cuts its words (app/text/tokenize.py)
         files = build_index(texts, stemmer)
