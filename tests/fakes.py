@@ -33,6 +33,18 @@ class FakeEmbedder:
         return out
 
 
+class CountingEmbedder(FakeEmbedder):
+    """A fake embedder that keeps every text it was asked to embed, in order (``texts``)."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
 class FakeChatModel:
     """Replies with a fixed text, piece by piece; records the messages it was sent."""
 

@@ -14,7 +14,7 @@ from app.bundle.reader import BundleReader
 from app.bundle.schema import CONTENT_DIGEST_KEY, connect, content_digest
 from app.errors import UnsafeBundleError
 from app.retrieval.retriever import Retriever
-from tests.fakes import FakeEmbedder
+from tests.fakes import CountingEmbedder, FakeEmbedder
 
 QUESTION = "My OLED display stays blank. Which I2C address?"
 
@@ -32,16 +32,18 @@ class opened:
         self.reader.close()
 
 
-class CountingEmbedder(FakeEmbedder):
-    """A fake embedder that keeps every text it was asked to embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def embed(self, texts):
-        self.texts.extend(texts)
-        return super().embed(texts)
+def tampered(bundle_path, copy, *statements: tuple[str, tuple], digest: bool = True):
+    """A copy of ``bundle_path`` at ``copy`` changed by ``statements`` (SQL, parameters), its content
+    digest recomputed (as a crafted bundle would have it) unless ``digest`` is False."""
+    shutil.copy(bundle_path, copy)
+    conn = connect(str(copy), read_only=False)
+    with conn:
+        for sql, params in statements:
+            conn.execute(sql, params)
+        if digest:
+            conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
+    conn.close()
+    return copy
 
 
 def _stored(path) -> dict[bytes, bytes]:
@@ -68,13 +70,7 @@ def test_the_build_stores_every_block_and_evidence_embeds_only_the_question(bund
 
 
 def test_replies_are_the_same_with_and_without_stored_blocks(bundle_path, tmp_path):
-    older = tmp_path / "older.sqlite"
-    shutil.copy(bundle_path, older)
-    conn = connect(str(older), read_only=False)  # a bundle from before the table: empty, digest rewritten
-    with conn:
-        conn.execute("DELETE FROM block_vectors")
-        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
-    conn.close()
+    older = tampered(bundle_path, tmp_path / "older.sqlite", ("DELETE FROM block_vectors", ()))  # as before the table
     replies = []
     for path in (bundle_path, older):
         embedder = CountingEmbedder()
@@ -106,30 +102,10 @@ def test_a_rebuild_reuses_the_blocks_and_embeds_only_changed_ones(course, tmp_pa
     assert set(before) - set(_stored(out))  # a block that no longer exists is not carried over
 
 
-def test_a_damaged_stored_vector_is_embedded_again(bundle_path, tmp_path):
-    damaged = tmp_path / "damaged.sqlite"
-    shutil.copy(bundle_path, damaged)
-    conn = connect(str(damaged), read_only=False)
-    with conn:
-        conn.execute("UPDATE block_vectors SET embedding = x'00'")
-        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
-    conn.close()
-    embedder = CountingEmbedder()
-    with opened(damaged) as reader:
-        good = Assistant(Retriever(reader, embedder), None).answer(QUESTION)
-    with opened(bundle_path) as reader:
-        assert Assistant(Retriever(reader, FakeEmbedder()), None).answer(QUESTION).text == good.text
-    assert len(embedder.texts) > 1
-
-
 def test_a_block_table_of_another_shape_is_refused(bundle_path, tmp_path):
-    crafted = tmp_path / "crafted.sqlite"
-    shutil.copy(bundle_path, crafted)
-    conn = connect(str(crafted), read_only=False)
-    with conn:
-        conn.execute("DROP TABLE block_vectors")
-        conn.execute("CREATE TABLE block_vectors (key BLOB PRIMARY KEY, embedding BLOB NOT NULL, note TEXT)")
-    conn.close()
+    crafted = tampered(bundle_path, tmp_path / "crafted.sqlite", ("DROP TABLE block_vectors", ()),
+                       ("CREATE TABLE block_vectors (key BLOB PRIMARY KEY, embedding BLOB NOT NULL, note TEXT)", ()),
+                       digest=False)
     with pytest.raises(UnsafeBundleError, match="block_vectors"):
         BundleReader(crafted)
 
@@ -140,13 +116,8 @@ def test_inspect_counts_the_blocks_and_names_wrong_sized_ones(bundle_path, tmp_p
     report = inspect_bundle(bundle_path)
     assert report.integrity.ok and report.counts["block_vectors"] == len(_stored(bundle_path))
     assert any(line.strip().startswith("answer blocks") and "embedded" in line for line in report.lines())
-    damaged = tmp_path / "damaged.sqlite"
-    shutil.copy(bundle_path, damaged)
-    conn = connect(str(damaged), read_only=False)
-    with conn:
-        conn.execute("UPDATE block_vectors SET embedding = x'00' WHERE key = (SELECT min(key) FROM block_vectors)")
-        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
-    conn.close()
+    damaged = tampered(bundle_path, tmp_path / "damaged.sqlite",
+                       ("UPDATE block_vectors SET embedding = x'00' WHERE key = (SELECT min(key) FROM block_vectors)", ()))
     problems = inspect_bundle(damaged).integrity.problems
     assert problems == ("1 answer-block vectors in block_vectors are not 16-byte keys with unit vectors of 64 "
                         "float16 values",)
@@ -162,14 +133,9 @@ def test_a_crafted_vector_is_named_by_inspect_embedded_anew_and_never_carried_in
         value, bundle_path, tmp_path):
     from app.bundle.inspect import inspect_bundle
 
-    crafted = tmp_path / "crafted.sqlite"
-    shutil.copy(bundle_path, crafted)
-    conn = connect(str(crafted), read_only=False)
     blob = {"?nan": NAN, "?zero": ZERO}.get(value)
-    with conn:
-        conn.execute(f"UPDATE block_vectors SET embedding = {'?' if blob else value}", (blob,) if blob else ())
-        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
-    conn.close()
+    crafted = tampered(bundle_path, tmp_path / "crafted.sqlite",
+                       (f"UPDATE block_vectors SET embedding = {'?' if blob else value}", (blob,) if blob else ()))
     rows = len(_stored(bundle_path))
     assert inspect_bundle(crafted).integrity.problems == (
         f"{rows} answer-block vectors in block_vectors are not 16-byte keys with unit vectors of 64 float16 values",)
@@ -184,14 +150,8 @@ def test_a_crafted_vector_is_named_by_inspect_embedded_anew_and_never_carried_in
 
 
 def test_a_huge_stored_vector_refuses_the_bundle_before_it_is_read(bundle_path, tmp_path):
-    crafted = tmp_path / "huge.sqlite"
-    shutil.copy(bundle_path, crafted)
-    conn = connect(str(crafted), read_only=False)
-    with conn:
-        conn.execute("UPDATE block_vectors SET embedding = zeroblob(50000000) "
-                     "WHERE key = (SELECT min(key) FROM block_vectors)")
-        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (content_digest(conn), CONTENT_DIGEST_KEY))
-    conn.close()
+    crafted = tampered(bundle_path, tmp_path / "huge.sqlite", ("UPDATE block_vectors SET embedding = zeroblob(50000000) "
+                                                             "WHERE key = (SELECT min(key) FROM block_vectors)", ()))
     with pytest.raises(UnsafeBundleError, match=r"an answer-block vector holds 50,000,000 bytes \(at most 16,384\)"):
         BundleReader(crafted)
 

@@ -20,21 +20,9 @@ from app.errors import BundleError, LanternError
 from app.ingest.chunker import ChunkerSettings
 from app.selftest import run_self_test
 
-from .fakes import FakeChatModel, FakeEmbedder
+from .fakes import CountingEmbedder, FakeChatModel, FakeEmbedder
 
 FAKE_IDENTITY = (FakeEmbedder.model_id, FakeEmbedder.dim, FakeEmbedder.checksum)
-
-
-class CountingEmbedder(FakeEmbedder):
-    """Records every text it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def embed(self, texts):
-        self.texts.extend(texts)
-        return super().embed(texts)
 
 
 def chunk_texts(embedder: CountingEmbedder, path: Path) -> list[str]:

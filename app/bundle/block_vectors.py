@@ -78,15 +78,22 @@ def write_block_vectors(conn: apsw.Connection, texts: Sequence[str], embedder: E
     notify("embed_blocks", 0, len(todo))
     for begin in range(0, len(todo), BLOCK_BATCH):
         batch = todo[begin:begin + BLOCK_BATCH]
-        vectors = np.asarray(embedder.embed(batch), dtype=np.float32)
-        if vectors.shape != (len(batch), embedder.dim):
-            raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
-                               f"expected ({len(batch)}, {embedder.dim}); check the model files.")
+        vectors = embed_checked(embedder, batch)
         with conn:
             conn.executemany("INSERT INTO block_vectors VALUES (?, ?)",
                              [(block_key(t), v.astype(STORED_DTYPE).tobytes()) for t, v in zip(batch, vectors)])
         notify("embed_blocks", begin + len(batch), len(todo))
     return len(todo)
+
+
+def embed_checked(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """``(len(texts), dim) float32`` from ``embedder``; raises :class:`LanternError` when the model
+    returns another shape (a wrong or damaged model file), before anything is stored."""
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    if vectors.shape != (len(texts), embedder.dim):
+        raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
+                           f"expected ({len(texts)}, {embedder.dim}); check the model files.")
+    return vectors
 
 
 def reusable_block_vectors(conn: apsw.Connection, dim: int) -> dict[str, bytes]:

@@ -18,13 +18,12 @@ import numpy as np
 
 from .. import __version__
 from ..embedding import BATCH_SIZE, Embedder
-from ..errors import LanternError
 from ..ingest.screen import META_KEY as PLANTED_KEY
 from ..ingest.screen import planted_meta
 from ..records import join_heading
 from ..text.lexical import build_index, index_params
 from ..text.tokenize import stemmer_for
-from .block_vectors import course_block_texts, write_block_vectors
+from .block_vectors import course_block_texts, embed_checked, write_block_vectors
 from .library import identity_meta
 from .originals import asset_mime
 from .plan import CoursePlan, Progress, asset_bytes
@@ -127,10 +126,7 @@ def _write_vectors(conn: apsw.Connection, plan: CoursePlan, texts: list[str], em
 
 def _embed_batch(conn: apsw.Connection, embedder: Embedder, idx: list[int], texts: list[str]) -> None:
     """Embed ``texts`` and store each vector as chunk ``idx[j] + 1``; refuses vectors of the wrong shape."""
-    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
-    if vectors.shape != (len(idx), embedder.dim):
-        raise LanternError(f"The embedding model returned vectors of shape {vectors.shape}, "
-                           f"expected ({len(idx)}, {embedder.dim}); check the model files.")
+    vectors = embed_checked(embedder, texts)
     with conn:
         conn.executemany("INSERT INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
                          [(i + 1, vectors[j].tobytes()) for j, i in enumerate(idx)])
