@@ -154,3 +154,12 @@ def iot_bundle_path(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("iot") / "iot.sqlite"
     assert main(["build", str(course), "-o", str(out), "--title", "IoT for Beginners"]) == 0
     return out
+
+
+@pytest.fixture()
+def report_dir(tmp_path, monkeypatch) -> Path:
+    """The instructor's report folder (``LANTERN_REPORT_DIR``) of one test, the report not forced on or off."""
+    folder = tmp_path / "report"
+    monkeypatch.setenv("LANTERN_REPORT_DIR", str(folder))
+    monkeypatch.delenv("LANTERN_REPORT", raising=False)
+    return folder

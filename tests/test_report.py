@@ -28,14 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the window tests need no display (as in tests/test_gui.py)
 
 
-@pytest.fixture()
-def report_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "report"
-    monkeypatch.setenv("LANTERN_REPORT_DIR", str(folder))
-    monkeypatch.delenv("LANTERN_REPORT", raising=False)
-    return folder
-
-
 def _row(question="How do I pair a Zigbee sensor?", state="not-covered", day=None, **extra):
     fields = {"course_id": "esp32-starter", "course_version": "2026-11-20-abc", "corpus_version": "abc" * 10}
     fields.update(extra)

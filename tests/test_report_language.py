@@ -34,14 +34,6 @@ CREATE TABLE questions (
 
 
 @pytest.fixture()
-def report_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "report"
-    monkeypatch.setenv("LANTERN_REPORT_DIR", str(folder))
-    monkeypatch.delenv("LANTERN_REPORT", raising=False)
-    return folder
-
-
-@pytest.fixture()
 def nothing_installed(monkeypatch) -> None:
     """No course bundle on this PC: the report knows a course's language only from the log."""
     monkeypatch.setattr("app.bundle.library.list_courses", lambda verify=True: [])
