@@ -10,7 +10,7 @@ import pytest
 from app.answer.answerer import Assistant
 from app.caches import VectorCache
 from app.retrieval.retriever import Retriever
-from tests.fakes import FakeEmbedder
+from tests.fakes import CountingEmbedder, FakeEmbedder
 
 
 def test_rows_come_back_in_order_and_only_missing_texts_are_embedded():
@@ -68,21 +68,15 @@ def test_threads_sharing_a_cache_get_their_own_rows():
     assert errors == [] and len(cache) <= 16
 
 
-def test_asking_again_embeds_no_block_again(bundle, fake_embedder):
-    assistant = Assistant(Retriever(bundle, fake_embedder), None)
+def test_asking_again_embeds_no_block_again(bundle):
+    embedder = CountingEmbedder()
+    assistant = Assistant(Retriever(bundle, embedder), None)
     question = "My OLED display stays blank. Which I2C address?"
     first = assistant.answer(question)
-    embedded: list[str] = []
-    original = fake_embedder.embed
-
-    def counting(texts):
-        embedded.extend(texts)
-        return original(texts)
-
-    fake_embedder.embed = counting
+    embedder.texts.clear()
     again = assistant.answer(question)
     assert first.state == again.state == "extractive" and again.text == first.text
-    assert embedded == [] and len(assistant.retriever.block_vectors) > 0
+    assert embedder.texts == [] and len(assistant.retriever.block_vectors) > 0
 
 
 def test_a_passage_quoted_again_is_not_parsed_again(monkeypatch):

@@ -14,7 +14,7 @@ from app.retrieval.settings import CROWDING_FACTOR, PER_SOURCE
 from app.text.lexical import LexicalIndex, build_index
 from app.text.tokenize import query_words
 
-from .fakes import FakeEmbedder
+from .fakes import CountingEmbedder, FakeEmbedder
 
 
 def test_best_variant_per_word_counts_a_hyphenated_word_once():
@@ -144,20 +144,13 @@ def test_a_new_self_contained_question_ignores_the_previous_turn(bundle, fake_em
     assert "OLED" in follow.query
 
 
-def test_the_previous_turn_is_not_embedded_again(bundle, fake_embedder):
-    embedded: list[str] = []
-    original = fake_embedder.embed
-
-    def counting(texts):
-        embedded.extend(texts)
-        return original(texts)
-
-    fake_embedder.embed = counting
-    retriever = Retriever(bundle, fake_embedder)
+def test_the_previous_turn_is_not_embedded_again(bundle):
+    embedder = CountingEmbedder()
+    retriever = Retriever(bundle, embedder)
     retriever.search("How do I blink the onboard LED?")
     history = [{"role": "user", "content": "How do I blink the onboard LED?"}, {"role": "assistant", "content": "…"}]
     retriever.search("which pin is it on?", history=history)
-    assert embedded == ["How do I blink the onboard LED?", "which pin is it on?"]
+    assert embedder.texts == ["How do I blink the onboard LED?", "which pin is it on?"]
 
 
 def test_mismatched_or_missing_embedder_is_keyword_only(bundle):
