@@ -147,6 +147,12 @@ class BundleReader:
                            (quote_fts(phrase), k))
         return [r[0] for r in rows]
 
+    def chunks_containing(self, text: str, k: int) -> list[int]:
+        """Ids of the first ``k`` chunks (in id order) whose text holds ``text`` as written (no tokenizer:
+        for operators such as ``$@`` that FTS5 cannot see). A scan of the chunk texts: about 2 ms for the
+        IoT course's 1,881 chunks."""
+        return [r[0] for r in self._query("SELECT id FROM chunks WHERE instr(text, ?) > 0 ORDER BY id LIMIT ?", (text, k))]
+
     def fts_near(self, words: list[str], distance: int, k: int) -> list[int]:
         """Chunk ids whose text holds every one of ``words`` (each quoted as an FTS5 phrase, so
         user text is never FTS5 syntax) with at most ``distance`` tokens between the first and the

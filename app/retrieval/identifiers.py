@@ -27,6 +27,24 @@ def _looks_like_identifier(token: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z]+\d+[A-Za-z0-9]*|0x[0-9A-Fa-f]+", core))
 
 
+#: An operator of shells and programming languages written with symbols only (``$@``, ``>>``, ``2>&1``,
+#: ``===``, ``!$``, ``&&``): no word of it reaches BM25 or FTS5, so it is looked for as written. Two to six
+#: characters; a run of question marks, exclamation marks, dots or dashes alone is punctuation.
+_OPERATOR = re.compile(r"(?<![\w$`])(\d?[$@#%&|<>*!~^=+:-]{2,5}\d?|\$[@#?*!0-9])(?![\w`])")
+_PUNCTUATION = re.compile(r"[?!.\-]+|:-?|-:")
+
+
+def extract_operators(question: str, limit: int = 3) -> list[str]:
+    """Symbol-only operators of ``question`` (``$@``, ``>>``, ``2>&1``), in order, de-duplicated, at most
+    ``limit``; searched as written (:meth:`app.bundle.reader.BundleReader.chunks_containing`)."""
+    out: list[str] = []
+    for match in _OPERATOR.finditer(question.replace("`", " ")):
+        token = match.group(1)
+        if not _PUNCTUATION.fullmatch(token) and token not in out:
+            out.append(token)
+    return out[:limit]
+
+
 def extract_identifiers(question: str, limit: int = 6) -> list[str]:
     """Quoted spans and identifier-shaped tokens of ``question``, in order, de-duplicated."""
     found: list[str] = []

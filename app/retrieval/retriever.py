@@ -26,10 +26,13 @@ from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .followups import previous_user_turn, retrieval_query
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .gate import NEAR_TOKENS, judge
-from .identifiers import extract_identifiers
+from .identifiers import extract_identifiers, extract_operators
 from .reorder import follow_links, navigation_last
 from .rerank import Relevance, rerank
 from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
+
+#: Chunks holding an operator read before the best by BM25 are kept (``>>`` may be in hundreds). Not measured.
+OPERATOR_SCAN = 200
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,7 @@ class Retriever:
             timings["lexical"] = _ms_since(t0)
         if "exact" in legs:
             t0 = time.perf_counter()
-            found.exact_ids = self._exact_candidates(question)
+            found.exact_ids = self._exact_candidates(question, found.bm25)
             timings["exact"] = _ms_since(t0)
         if self.embedder is not None and "semantic" in legs:
             t0 = time.perf_counter()
@@ -198,15 +201,21 @@ class Retriever:
             timings["folders"] = _ms_since(t0)
         return found
 
-    def _exact_candidates(self, question: str) -> list[int]:
+    def _exact_candidates(self, question: str, bm25: np.ndarray | None = None) -> list[int]:
         """Chunk ids containing an identifier of ``question`` verbatim (FTS5 phrase search, each
-        identifier's in turn, :func:`extract_identifiers`), at most ``exact_candidates``."""
+        identifier's in turn, :func:`extract_identifiers`), then an operator written with symbols only
+        (:func:`extract_operators`: ``$@``, ``>>``; found as written, the chunks holding it best BM25
+        first), at most ``exact_candidates``."""
         exact_ids: list[int] = []
+        k = self.settings.exact_candidates
         for phrase in extract_identifiers(question):
-            for cid in self.bundle.fts_phrase(phrase, self.settings.exact_candidates):
-                if cid not in exact_ids:
-                    exact_ids.append(cid)
-        return exact_ids[:self.settings.exact_candidates]
+            exact_ids.extend(cid for cid in self.bundle.fts_phrase(phrase, k) if cid not in exact_ids)
+        for operator in extract_operators(question):
+            holding = self.bundle.chunks_containing(operator, OPERATOR_SCAN)
+            if bm25 is not None:
+                holding.sort(key=lambda cid: (-float(bm25[cid - 1]), cid))
+            exact_ids.extend(cid for cid in holding[:k] if cid not in exact_ids)
+        return exact_ids[:k]
 
     def _rank(self, query: str, found: _Candidates, k: int) -> tuple[list[tuple[int, float]], dict]:
         """At most ``k`` ``[(chunk id, fused score)]``, best first, and the chunk rows read so far:

@@ -1,0 +1,58 @@
+"""Operators written with symbols only (``$@``, ``>>``, ``2>&1``): no word of them reaches BM25 or FTS5,
+so the exact leg finds the chunks holding them as written (app/retrieval/identifiers.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.bundle.builder import build_bundle
+from app.bundle.reader import BundleReader
+from app.retrieval.identifiers import extract_operators
+from app.retrieval.retriever import Retriever
+from tests.fakes import FakeEmbedder
+
+
+@pytest.mark.parametrize("question, operators", [
+    ("Que veut dire $@ dans un script shell ?", ["$@"]),
+    ("Que fait l'opérateur >> par rapport à > ?", [">>"]),
+    ("What does `2>&1` do at the end of a command?", ["2>&1"]),
+    ("Is it === or ==?", ["===", "=="]),
+    ("¿Qué hace !$ en el historial?", ["!$"]),
+    ("Why?! What is the X pin... -- and C++ or C#?", []),  # punctuation, and symbols stuck to a word
+])
+def test_operators_are_the_symbol_only_tokens(question, operators):
+    assert extract_operators(question) == operators
+
+
+@pytest.fixture()
+def shell_course(tmp_path: Path) -> Path:
+    root = tmp_path / "shell"
+    root.mkdir()
+    for n in range(6):  # guides that share the question's words but not its operator
+        (root / f"scripts-{n}.md").write_text(
+            f"# Shell scripts {n}\n\nA shell script holds commands. Arguments of a script are words after its "
+            f"name; a script reads its arguments and works on files number {n}.\n", encoding="utf-8")
+    (root / "special.md").write_text(
+        "# Special variables\n\nInside a script, `$@` stands for all the command-line arguments at once, "
+        "so `wc -l \"$@\"` counts lines in every file given.\n", encoding="utf-8")
+    return root
+
+
+def test_the_chunk_holding_the_operator_is_found(shell_course, tmp_path):
+    out = tmp_path / "shell.sqlite"
+    build_bundle(shell_course, out, FakeEmbedder())
+    reader = BundleReader(out)
+    try:
+        assert reader.chunks_containing("$@", 10) and reader.chunks_containing("$#", 10) == []
+        retriever = Retriever(reader, FakeEmbedder())
+        question = "What does $@ mean in a shell script?"
+        special = reader.chunks_containing("$@", 10)
+        assert retriever._exact_candidates(question) == special
+        found = retriever.search(question, k=7)
+        assert found.exact_matches == len(special)
+        assert [h.source for h in found.hits if h.exact_match] == ["special.md"]
+        assert not any(h.exact_match for h in retriever.search(question, k=7, legs=("lexical", "semantic")).hits)
+    finally:
+        reader.close()
