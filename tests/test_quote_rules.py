@@ -105,6 +105,22 @@ def test_shape_bonus_rewards_the_shape_asked_for_only_with_a_question_word_in_th
     assert not has_value("1. See [the manual](https://example.org/m2x9) for details")
 
 
+def test_shape_bonus_finds_the_question_word_with_the_course_language_stemmer():
+    # French cuts "sortir" to "sort"; English would leave "sortir", so the block would hold no question word.
+    how = make_query("Comment sortir d'une commande bloquée ?", language="fr", stemmer="french")
+    assert how.kind == "how"
+    block = _unit("Vous pouvez sortir de cet état avec `Ctrl+C`.")
+    assert shape_bonus(how, block, SETTINGS) == SETTINGS.how_bonus
+
+
+def test_keys_to_press_answer_a_how_question():
+    how = make_query("How do I stop a command that hangs?")
+    keys = _unit("Stop it by pressing <kbd>Ctrl</kbd>+<kbd>C</kbd>.")
+    assert not keys.has_code
+    assert shape_bonus(how, keys, SETTINGS) == SETTINGS.how_bonus
+    assert shape_bonus(how, _unit("Stop and think before you type."), SETTINGS) == 0.0
+
+
 def test_score_block_adds_only_the_bonuses_switched_on():
     query = make_query("How do I use cloneNode(true)?")
     unit = _unit("Use `cloneNode(true)` to copy the template.")

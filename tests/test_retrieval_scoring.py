@@ -213,6 +213,9 @@ def test_acronyms_are_looked_up_unstemmed_and_capitalised_runs_as_phrases():
     found = unknown_names("How do I register my device with AWS IoT Core instead of Azure IoT Hub?",
                           vocabulary.__contains__, phrases.__contains__)
     assert found == ["AWS"]  # "AWS IoT Core" is not reported twice
+    # Two unknown words of one name: the name is said whole, where its first word stood.
+    assert unknown_names("Can Zigbee or Bluetooth Low Energy reach the Hub?", {"low", "hub", "reach"}.__contains__,
+                         {"Low", "Hub"}.__contains__) == ["Zigbee", "Bluetooth Low Energy"]
     assert unknown_names("How do I add a node to The Things Network?", vocabulary.__contains__,
                          phrases.__contains__) == ["Things Network"]
     assert unknown_names("The LCD on my Azure IoT Hub gadget stays dark.", vocabulary.__contains__,

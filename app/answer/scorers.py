@@ -28,6 +28,8 @@ Word = tuple[str, ...]
 #: A block holding a number or a name in code: what a "which one / how much" question asks for.
 _HAS_VALUE = re.compile(r"\d|`[^`\n]+`")
 _URL = re.compile(r"https?://\S+")
+#: Keys to press (``<kbd>Ctrl</kbd>+<kbd>C</kbd>``): like a command, a "how do I" answer.
+_KEYS = re.compile(r"<kbd>", re.I)
 _LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s")
 _DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
 
@@ -148,12 +150,12 @@ def has_value(text: str) -> bool:
 
 def shape_bonus(query: Query, unit: Unit, settings: AnswerSettings) -> float:
     """``shape_bonus``: when the block holds a question word in its own text and has the shape the
-    question's kind asks for, ``settings.how_bonus`` (code, a command or numbered steps for ``how``),
+    question's kind asks for, ``settings.how_bonus`` (code, a command, keys to press or numbered steps for ``how``),
     ``name_bonus`` (a definition for ``name``) or ``value_bonus`` (a number or a name in code for
     ``value``); else 0."""
-    if not holds_question_word(unit, query.words):
+    if not holds_question_word(unit, query.words, query.stemmer):
         return 0.0
-    if query.kind == "how" and (unit.has_code or unit.is_steps):
+    if query.kind == "how" and (unit.has_code or _KEYS.search(unit.text) or unit.is_steps):
         return settings.how_bonus
     if query.kind == "name" and _DEFINITION.search(unit.match_text):
         return settings.name_bonus

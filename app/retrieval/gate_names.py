@@ -145,7 +145,29 @@ def unknown_names(question: str, in_vocabulary: Callable[[str], bool],
         if word not in found and _unknown_word(word, initial, rules, in_vocabulary, phrase_found, stemmer):
             found.append(word)
     _close_run(run, found, rules, phrase_found)
-    return [name for name in found if not (" " in name and any(part in found for part in name.split()))]
+    return _named_whole(found)
+
+
+def _named_whole(found: list[str]) -> list[str]:
+    """``found`` with each unknown run of capitalised words said once: a run with one unknown word
+    is said by that word ("Pico" of "Raspberry Pi Pico", the rest being in the guides); a run with two
+    or more is said whole, where its first unknown word stood ("Bluetooth Low Energy", not "Bluetooth",
+    "Energy"); a run with none stays as it is."""
+    runs = [name for name in found if " " in name]
+    whole = {run: [part for part in run.split() if part in found] for run in runs}
+    whole = {run: parts for run, parts in whole.items() if len(parts) >= 2}
+    said_by: dict[str, str] = {}
+    for run, parts in whole.items():
+        for part in parts:
+            said_by.setdefault(part, run)
+    out: list[str] = []
+    for name in found:
+        if " " in name and name not in whole and any(part in found for part in name.split()):
+            continue  # one unknown word says it
+        name = said_by.get(name, name)
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def _sentence_initial(question: str, start: int) -> bool:
