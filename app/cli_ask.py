@@ -15,6 +15,9 @@ from .text.grammar import CITATION_MARKER, citation_numbers
 def print_checked_answer(assistant, bundle, query: str, history: list[dict] | None) -> None:
     """Answer ``query`` with ``assistant`` (over ``bundle``, a reader) and print it as it comes
     (module docstring); the reply is recorded for the instructor's report when that is on."""
+    from .export.words import course_words
+
+    words = course_words(str(bundle.meta.get("language") or ""))  # the course's language, as the reply
     printed = {"evidence": False, "sentences": 0}
     shown: dict[int, int] = {}  # the answer's passage number -> the number printed
 
@@ -24,7 +27,7 @@ def print_checked_answer(assistant, bundle, query: str, history: list[dict] | No
 
     def show_sentence(text: str) -> None:
         if not printed["sentences"]:
-            print("\nIn short (each sentence checked against the passage it cites):")
+            print("\n" + words.text("colon", text=words.text("in_short", checked=words.text("answer_checked"))))
         printed["sentences"] += 1
         print(_shown_numbers(text, shown, None), flush=True)
 
@@ -33,7 +36,7 @@ def print_checked_answer(assistant, bundle, query: str, history: list[dict] | No
     if not printed["evidence"]:
         print(_shown_numbers(answer.text, shown, {p.n for p in answer.passages}))
     listed = answer.citations or ([] if printed["evidence"] else answer.passages)
-    _print_sources(listed, "Sources:" if answer.citations else "Nearest sections:", shown)
+    _print_sources(listed, words.label("sources" if answer.citations else "nearest"), shown)
     if answer.degraded:
         print(f"\n({', '.join(answer.degraded)})")
 

@@ -130,3 +130,17 @@ def test_lantern_export_says_it_in_english_for_a_language_without_a_table(capsys
     assert line == f"Saved 2 answers with 0 references to {out} (html).\n"
     assert course_words("es").count("answers", 1) == "1 respuesta"
     assert course_words("es").count("references", 3) == "3 referencias"
+
+
+def test_lantern_ask_labels_its_lists_in_the_course_language(capsys, french_bundle, monkeypatch):
+    import app.assistant
+    from app.cli import main
+
+    monkeypatch.setattr(app.assistant, "load_embedder", FakeEmbedder)
+    assert main(["ask", "--bundle", str(french_bundle), "--search-only", "Pourquoi l'écran OLED reste noir ?"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("D’après les guides :") and "0x3C" in out
+    assert "\nSources :\n  [1] lecons/01-ecran.md" in out and "Sources:" not in out
+    assert main(["ask", "--bundle", str(french_bundle), "--search-only", "Comment régler le wifi du routeur ?"]) == 0
+    out = capsys.readouterr().out
+    assert "\nSections les plus proches :\n" in out and "Nearest sections" not in out

@@ -7,8 +7,9 @@ import pytest
 from app.bundle.builder import build_bundle
 from app.bundle.reader import BundleReader
 from app.ingest.html import html_to_markdown
-from app.ingest.markdown import blank_site_markup, myst_labels, unwrap_myst
+from app.ingest.markdown import myst_labels, unwrap_myst
 from app.ingest.reader import read_course
+from app.ingest.site_markup import blank_site_markup, expand_site_roots
 
 from .fakes import FakeEmbedder, tiny_pdf
 
@@ -181,6 +182,31 @@ def test_site_markup_lines_are_not_guide_text(tmp_path):
     assert "{: .challenge}" not in text and "{% include" not in text and "{: .language-bash}" not in text
     assert "```bash\n:::\n{: .kept}\n```" in text  # code is left as it is
     assert "## Minute cards" in text and "Sticky notes show who needs help.\n\n" in text
+
+
+def test_kramdown_markup_in_call_out_quotes_and_jekyll_site_roots_are_not_guide_text(tmp_path):
+    # The Carpentries' Jekyll lessons (e.g. python-novice-gapminder-es) write call-outs as quotes, with the
+    # attribute lists inside them, and link with {{ page.root }}; students saw "{: .solution}" after an
+    # answer and "[Conditionals]({{ page.root }}/13-conditionals/)" as a heading.
+    episodes = tmp_path / "_episodes"
+    episodes.mkdir()
+    (episodes / "11-lists.md").write_text(
+        "# Lists\n\n> ## Help wanted\n> {:.no_toc}\n>\n> Comments are welcome.\n\n"
+        "> ## Slicing\n>\n> > ## Solution\n> > 4. `values[:-1]`\n> {: .solution}\n{: .challenge}\n\n"
+        "A [runtime error]({{ page.root }}/04-built-in/#runtime-error) stops the program.\n\n"
+        "![GDP plot]({{ site.baseurl }}/fig/gdp.svg)\n\n"
+        "```liquid\n> {: .kept}\n{{ page.root }}/kept\n```\n", encoding="utf-8")
+    (tmp_path / "reference.md").write_text("# Reference\n\n## [Conditionals]({{ page.root }}/13-conditionals/)\n\n"
+                                           "Use `if`.\n", encoding="utf-8")
+    documents = {d.path: d.text for d in read_course(tmp_path).documents}
+    text = documents["_episodes/11-lists.md"]
+    assert "{:" not in text.replace("> {: .kept}", "")
+    assert "> ## Help wanted\n>\n>\n> Comments" in text  # the quote goes on; the attribute line is empty
+    assert "> > 4. `values[:-1]`\n>\n" in text  # no longer read as part of the list item
+    assert "[runtime error](../04-built-in/#runtime-error)" in text and "![GDP plot](../fig/gdp.svg)" in text
+    assert "```liquid\n> {: .kept}\n{{ page.root }}/kept\n```" in text  # code is left as it is
+    assert "## [Conditionals](./13-conditionals/)" in documents["reference.md"]
+    assert expand_site_roots("No variables here.", "a/b/c.md") == "No variables here."
 
 
 def test_an_authors_placeholder_line_is_not_guide_text(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from app.bundle.builder import build_bundle
 from app.bundle.reader import BundleReader
-from app.retrieval.identifiers import extract_operators
+from app.retrieval.identifiers import extract_operators, holds_operator
 from app.retrieval.retriever import Retriever
 from tests.fakes import FakeEmbedder
 
@@ -56,3 +56,23 @@ def test_the_chunk_holding_the_operator_is_found(shell_course, tmp_path):
         assert not any(h.exact_match for h in retriever.search(question, k=7, legs=("lexical", "semantic")).hits)
     finally:
         reader.close()
+
+
+def test_quote_markers_and_longer_symbol_runs_do_not_hold_an_operator(shell_course, tmp_path):
+    # A Carpentries lesson writes a solution inside a challenge as ">> ## Solution"; Python's prompt is ">>>".
+    (shell_course / "nested.md").write_text(
+        "# Types\n\n> ## Which type?\n>\n>> ## Solution\n>> An integer.\n\n```python\n>>> 2 >>= 1\n```\n",
+        encoding="utf-8")
+    (shell_course / "append.md").write_text("# Redirects\n\n`echo hi >> log.txt` adds to the end of the file.\n",
+                                            encoding="utf-8")
+    out = tmp_path / "shell.sqlite"
+    build_bundle(shell_course, out, FakeEmbedder())
+    reader = BundleReader(out)
+    try:
+        assert len(reader.chunks_containing(">>", 10)) == 2  # as written, both guides hold ">>"
+        exact = Retriever(reader, FakeEmbedder())._exact_candidates("What does >> do?")
+        assert [reader.chunks([cid])[cid].source for cid in exact] == ["append.md"]
+    finally:
+        reader.close()
+    assert holds_operator("x = 2\n  >> not a quote", ">>") is False
+    assert holds_operator('wc -l "$@"', "$@") and not holds_operator("a >>= b", ">>")

@@ -12,7 +12,7 @@ import logging
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import apsw
 import numpy as np
@@ -147,11 +147,21 @@ class BundleReader:
                            (quote_fts(phrase), k))
         return [r[0] for r in rows]
 
-    def chunks_containing(self, text: str, k: int) -> list[int]:
+    def chunks_containing(self, text: str, k: int, holds: Callable[[str], bool] | None = None) -> list[int]:
         """Ids of the first ``k`` chunks (in id order) whose text holds ``text`` as written (no tokenizer:
-        for operators such as ``$@`` that FTS5 cannot see). A scan of the chunk texts: about 2 ms for the
-        IoT course's 1,881 chunks."""
-        return [r[0] for r in self._query("SELECT id FROM chunks WHERE instr(text, ?) > 0 ORDER BY id LIMIT ?", (text, k))]
+        for operators such as ``$@`` that FTS5 cannot see) and, with ``holds``, for which ``holds(chunk
+        text)`` is true. A scan of the chunk texts: about 2 ms for the IoT course's 1,881 chunks."""
+        if holds is None:
+            return [r[0] for r in self._query("SELECT id FROM chunks WHERE instr(text, ?) > 0 ORDER BY id LIMIT ?",
+                                              (text, k))]
+        found: list[int] = []
+        for chunk_id, chunk_text in self._query("SELECT id, text FROM chunks WHERE instr(text, ?) > 0 ORDER BY id",
+                                                (text,)):
+            if len(found) >= k:
+                break
+            if isinstance(chunk_text, str) and holds(chunk_text):
+                found.append(chunk_id)
+        return found
 
     def fts_near(self, words: list[str], distance: int, k: int) -> list[int]:
         """Chunk ids whose text holds every one of ``words`` (each quoted as an FTS5 phrase, so

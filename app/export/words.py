@@ -24,10 +24,11 @@ from ..i18n import REFERENCE, english, language_rules
 #: The words of an answer's state (:data:`app.records.ANSWER_STATES`), by state.
 STATE_KEYS = {"answered": "answered", "extractive": "extractive", "not-covered": "not_covered",
               "declined-off-topic": "declined_off_topic", "declined-injection": "declined_injection"}
-#: Texts only ``lantern export --history`` writes (the window has no history file, and says what it
-#: saved with its own translated words).
+#: Texts only the command line writes: ``lantern export --history``'s (the window has no history file,
+#: and says what it saved with its own translated words) and ``lantern ask``'s labels (``sources``,
+#: ``in_short``; the window shows its own).
 HISTORY_KEYS = ("history_note", "no_answer", "saved", "answers_one", "answers_other", "references_one",
-                "references_other")
+                "references_other", "sources", "in_short")
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,6 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from ..text.grammar import LIST_MARKER_TEXT
-
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 #: markdown-it block token types and the block kind we call them.
@@ -173,111 +171,6 @@ def fences(text: str) -> tuple[Fence, ...]:
         closed = len(token.content.splitlines()) == after - first - 2
         found.append(Fence(starts[min(first, last)], starts[min(after, last)], token.content, closed))
     return tuple(found)
-
-
-_DIV_NAME = re.compile(r"\{[^}]*\}|[\w-]+")
-_LIQUID = re.compile(r"\{%[^%]*%\}")
-#: An author's placeholder line outside code ("FIXME: exercises that don't fit into the regular
-#: schedule."): a note to the course's writers, not text for students (a lesson template's empty page
-#: was quoted as the answer to an off-topic request). Only FIXME; "TODO:", "TBD" and "XXX" also start
-#: glossary lines and hold answers ("The exam date is TBD"), so they stay.
-_PLACEHOLDER = re.compile(r"FIXME\b")
-_PLACEHOLDER_WORD = re.compile(r"(?m)^[ \t]{0,3}FIXME\b")
-
-
-def _is_site_markup(line: str) -> bool:
-    """Whether ``line`` is only a static-site generator's markup, never text a student reads: a
-    Pandoc or Carpentries fenced-div marker (``::::: callout``, ``::: {.note}``, a closing
-    ``:::::``), a kramdown attribute list (``{: .challenge}``, ``{: .language-bash}``) or a Liquid
-    tag (``{% include links.md %}``), a DocFX marker (``:::zone pivot="windows":::``) or an author's
-    ``FIXME`` line. A Docusaurus admonition with a title (``:::tip Pro tip``) is not: the title is
-    text. (Plain string tests, no nested regex quantifiers: a 200 KB line costs linear time.)"""
-    body = line.rstrip("\r\n")
-    stripped = body.strip(" \t")
-    if not stripped or len(body) - len(body.lstrip(" \t")) > 3:
-        return False
-    if stripped.startswith(":::"):
-        name = stripped.lstrip(":").strip(" \t").rstrip(":").strip(" \t")
-        if stripped.endswith(":::") and name.split(" ", 1)[0] in _DOCFX_MARKERS:
-            return True  # Microsoft Learn (DocFX): ":::zone pivot="windows":::", ":::column span="2":::"
-        return not name or bool(_DIV_NAME.fullmatch(name))
-    if stripped.startswith("{:") and stripped.endswith("}"):
-        return "}" not in stripped[:-1]
-    return bool(_LIQUID.fullmatch(stripped) or _PLACEHOLDER.match(stripped))
-
-
-#: A Pandoc attribute block right after a link or image: ``![](fig/bar.svg){alt='GDP bars'}``.
-_ATTRIBUTES_AFTER = re.compile(r"(!?)\[([^\]\n]{0,200})\]\(([^)\s]{0,500})\)\{([^{}\n]{0,300})\}")  # bounded: linear
-_ALT = re.compile(r"""\balt\s*=\s*(?:'([^']*)'|"([^"]*)")""")
-
-
-def _inline_attributes(text: str) -> str:
-    """``text`` with Pandoc's attribute blocks after links and images removed, outside code; an
-    image's ``alt=`` attribute becomes its alt text when the brackets are empty (The Carpentries
-    write images as ``![](fig/bar.svg){alt='GDP barplot'}``; the braces were quoted as words)."""
-    code = [(f.start, f.end) for f in fences(text)]
-
-    def plain(match: re.Match) -> str:
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        if any(s <= match.start() < e for s, e in code) or text.count("`", line_start, match.start()) % 2:
-            return match.group(0)  # in a code block, or in inline code on its line
-        bang, label, target, attributes = match.groups()
-        alt = _ALT.search(attributes)
-        if bang and not label.strip() and alt:
-            label = (alt.group(1) if alt.group(1) is not None else alt.group(2)).replace("[", "(").replace("]", ")")
-        return f"{bang}[{label}]({target})"
-    return _ATTRIBUTES_AFTER.sub(plain, text)
-
-
-#: Microsoft Learn (DocFX) block markers that show no text of their own.
-_DOCFX_MARKERS = {"zone", "zone-end", "moniker", "moniker-end", "row", "row-end", "column", "column-end",
-                  "code", "image-end", "no-loc"}
-#: A DocFX image: ``:::image type="content" source="media/x.png" alt-text="Enable AddressSanitizer":::``;
-#: a "complex" one has no closing colons, and its long description follows until ``:::image-end:::``
-#: (bounded, so a 200 KB line costs linear time).
-_DOCFX_IMAGE = re.compile(rf"(?m)^([ \t]*(?:{LIST_MARKER_TEXT}[ \t]+)?):::image(?![\w-])([^\n]{{0,2000}}?)(?::::[ \t]*)?$")
-_DOCFX_ATTRIBUTE = re.compile(r'([\w-]+)\s*=\s*"([^"\n]*)"')
-
-
-def _docfx_images(text: str) -> str:
-    """``text`` with each DocFX image line, outside code, written as the Markdown image it shows
-    (``![alt text](source)``): the directive was quoted as a sentence, and its alt text often names
-    what the picture shows ("the Enable AddressSanitizer property")."""
-    code = [(f.start, f.end) for f in fences(text)]
-
-    def image(match: re.Match) -> str:
-        if any(s <= match.start() < e for s, e in code):
-            return match.group(0)
-        attributes = dict(_DOCFX_ATTRIBUTE.findall(match.group(2)))
-        alt = attributes.get("alt-text", "").replace("[", "(").replace("]", ")")
-        return f"{match.group(1)}![{alt}]({attributes.get('source', '')})"
-    return _DOCFX_IMAGE.sub(image, text)
-
-
-def blank_site_markup(text: str) -> str:
-    """``text`` with every line of site markup (:func:`_is_site_markup`) outside code blocks made
-    empty; line breaks are kept, so the paragraphs around such a line separate as the site would
-    show them (a ``{: .callout}`` right under a quote no longer joins the quote's last sentence, an
-    opening ``::::: challenge`` no longer starts the paragraph under it).
-
-    Many course sites (The Carpentries' lessons, Jekyll and Pandoc books) write their call-out
-    boxes this way; left in, the markers were indexed as words and quoted as sentences."""
-    if "){" in text:
-        text = _inline_attributes(text)
-    if ":::image" in text:
-        text = _docfx_images(text)
-    if ":::" not in text and "{:" not in text and "{%" not in text and not _PLACEHOLDER_WORD.search(text):
-        return text
-    code = [(f.start, f.end) for f in fences(text)]
-    out: list[str] = []
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        if _is_site_markup(line) and not any(s <= offset < e for s, e in code):
-            out.append(line[len(line.rstrip("\r\n")):])  # keep only the line break
-        else:
-            out.append(line)
-        offset += len(line)
-    return "".join(out)
 
 
 #: MyST (Jupyter Book) directives whose body is prose: the fence lines and options go, the body stays.

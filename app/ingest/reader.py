@@ -20,8 +20,9 @@ text (a binary file with a text extension), and a file or folder whose name is n
 (a bundle stores paths as text; on POSIX such names reach Python as lone surrogates). Images referenced by guides are collected
 separately as assets. In Markdown guides, lines that are only a site generator's markup
 (fenced-div markers, kramdown attribute lists, Liquid tags) are emptied
-(:func:`app.ingest.markdown.blank_site_markup`), and MyST (Jupyter Book) directives and roles
-become the Markdown they show (:func:`app.ingest.markdown.unwrap_myst`).
+(:func:`app.ingest.site_markup.blank_site_markup`), and MyST (Jupyter Book) directives and roles
+become the Markdown they show (:func:`app.ingest.markdown.unwrap_myst`); Jekyll's site-root variables
+in link and image targets become relative paths (:func:`app.ingest.site_markup.expand_site_roots`).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from ..formats.kinds import FORMAT_KINDS, LEGACY_FORMATS, MAX_DOCUMENT_BYTES
 from ..records import SourceDoc
 from .encoding import detect_legacy_encoding, encoding_label, mostly_utf8
 from .html import html_to_markdown
-from .markdown import blank_site_markup, myst_labels, unwrap_myst
+from .markdown import myst_labels, unwrap_myst
 from .pdf import UnreadablePdf, pdf_to_markdown
+from .site_markup import blank_site_markup, expand_site_roots
 
 MARKDOWN_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
 TEXT_EXTENSIONS = {".txt": "text", ".rst": "text"}
@@ -126,7 +128,8 @@ def _read_site_markup(documents: list[SourceDoc]) -> None:
             labels.update(myst_labels(doc.text))
     for n, doc in enumerate(documents):
         if doc.kind == "markdown":
-            documents[n] = dataclasses.replace(doc, text=blank_site_markup(unwrap_myst(doc.text, labels)))
+            text = expand_site_roots(unwrap_myst(doc.text, labels), doc.path)
+            documents[n] = dataclasses.replace(doc, text=blank_site_markup(text))
 
 
 def check_course_folder(root: Path) -> None:

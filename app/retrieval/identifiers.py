@@ -45,6 +45,23 @@ def extract_operators(question: str, limit: int = 3) -> list[str]:
     return out[:limit]
 
 
+#: A symbol that may stand next to an operator's own symbols (">>" is not found inside ">>>" or "2>>").
+_OPERATOR_EDGE = "$@#%&|<>*!~^=+:-"
+
+
+def holds_operator(text: str, operator: str) -> bool:
+    """Whether ``text`` holds ``operator`` (from :func:`extract_operators`) as written and whole: not
+    inside a longer run of symbols (``>>`` in ``>>>``, Python's prompt) and, for an operator of ``>``
+    alone, not as the quote markers opening a line (``>> ## Solution`` is a quote in a quote)."""
+    edge = re.escape(_OPERATOR_EDGE)
+    for match in re.finditer(rf"(?<![{edge}]){re.escape(operator)}(?![{edge}])", text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if set(operator) == {">"} and not text[line_start:match.start()].strip(" \t>"):
+            continue
+        return True
+    return False
+
+
 def extract_identifiers(question: str, limit: int = 6) -> list[str]:
     """Quoted spans and identifier-shaped tokens of ``question``, in order, de-duplicated."""
     found: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .followups import previous_user_turn, retrieval_query
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .gate import NEAR_TOKENS, judge
-from .identifiers import extract_identifiers, extract_operators
+from .identifiers import extract_identifiers, extract_operators, holds_operator
 from .reorder import follow_links, navigation_last
 from .rerank import Relevance, rerank
 from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
@@ -211,7 +211,7 @@ class Retriever:
         for phrase in extract_identifiers(question):
             exact_ids.extend(cid for cid in self.bundle.fts_phrase(phrase, k) if cid not in exact_ids)
         for operator in extract_operators(question):
-            holding = self.bundle.chunks_containing(operator, OPERATOR_SCAN)
+            holding = self.bundle.chunks_containing(operator, OPERATOR_SCAN, partial(holds_operator, operator=operator))
             if bm25 is not None:
                 holding.sort(key=lambda cid: (-float(bm25[cid - 1]), cid))
             exact_ids.extend(cid for cid in holding[:k] if cid not in exact_ids)
