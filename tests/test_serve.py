@@ -220,7 +220,7 @@ def test_every_response_carries_the_security_headers(bundle_path):
 def test_the_page_s_files_are_shipped_and_load_nothing_from_elsewhere(bundle_path):
     with _client(bundle_path) as client:
         page = client.get("/").text
-        assert '<label for="question">' in page and 'aria-live="polite"' in page and 'role="status"' in page
+        assert '<label for="question"' in page and 'aria-live="polite"' in page and 'role="status"' in page
         for name in ("app.js", "guide.js", "style.css"):
             text = client.get(f"/static/{name}").text
             assert text and "http://" not in text and "https://" not in text
@@ -501,3 +501,55 @@ def test_a_kept_original_is_never_served_whatever_its_stored_type(bundle_path):
         status, body = _raw_get(app, f"/asset/course/{path}")
         assert status == 404 and data not in body, path
     assert _raw_get(app, "/asset/course/images/wiring.svg")[0] == 200
+
+
+def test_the_page_s_words_are_the_english_table_s_and_every_table_has_them():
+    import re
+
+    from app import i18n
+
+    from .conftest import ROOT
+
+    english = i18n.english().web
+    static = ROOT / "app" / "serve" / "static"
+    html, script = (static / "index.html").read_text(encoding="utf-8"), (static / "app.js").read_text(encoding="utf-8")
+    shown = dict(re.findall(r'data-word="(\w+)"[^>]*>([^<]+)<', html))  # each text as the page shows it before JS runs
+    shown["help"] = " ".join(re.search(r'data-word="help">([^<]+)<', html).group(1).split())
+    fallbacks = dict(re.findall(r'w\("(\w+)", "([^"]+)"\)', script))
+    assert shown and fallbacks and {"answers"} == set(re.findall(r'data-label-word="(\w+)"', html))
+    for key, text in {**shown, **fallbacks}.items():
+        assert english[key] == text, key  # the page's English is the table's, word for word
+    assert {"queue_one", "queue_other", "busy"} <= set(english)
+    for tag in ("fr", "es"):
+        table = i18n._table(tag)
+        assert table is not None and set(table.web) == set(english), tag
+        for key, text in table.web.items():
+            assert re.findall(r"\{(\w+)\}", text) == re.findall(r"\{(\w+)\}", english[key]), (tag, key)
+
+
+@pytest.fixture()
+def french_live_server(tmp_path):
+    root = tmp_path / "cours"
+    (root / "lecons").mkdir(parents=True)
+    (root / "lecons" / "ecran.md").write_text(
+        "# L'écran OLED\n\n## Écran noir\n\nSi l'écran OLED reste noir, vérifiez l'adresse I2C : "
+        "la plupart des modules utilisent 0x3C.\n", encoding="utf-8")
+    out = tmp_path / "cours.sqlite"
+    build_bundle(root, out, FakeEmbedder(), language="fr", course_id="cours")
+    with _live(create_app(_library(out))) as url:
+        yield url
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed (the page's script is checked with it)")
+def test_the_page_speaks_the_chosen_course_s_language(french_live_server):
+    from .conftest import ROOT
+
+    run = subprocess.run(["node", str(ROOT / "tests" / "js" / "serve_page.js"), french_live_server,
+                          "Mon écran OLED reste noir, quelle adresse I2C ?"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    page = json.loads(run.stdout)
+    assert page["lang"] == "fr" and page["buttons"] == ["Demander", "Arrêter", "Nouvelle conversation"]
+    assert page["label"] == "Réponses" and page["first"]["status"] == "Réponse terminée."
+    sources = page["first"]["conversation"]["children"][0]["children"][3]
+    assert sources["children"][0]["text"] == "Sources"
+    assert "D’après les guides" in page["first"]["conversation"]["children"][0]["children"][1]["html"]

@@ -45,14 +45,16 @@ QUOTE_WORD_KEYS = ("points_back",)
 class LanguageRules:
     """One language's texts and rules (or a course's: its language's, then English's).
 
-    ``tags``: the languages merged, first wins (``("fr", "en")``). ``replies`` and ``export``: text
-    name -> template (``str.format`` placeholders, see ``en.toml``). ``languages``: tag -> language name
-    in the replies' language. Each rule field is a tuple of compiled patterns (matched ignoring
-    case; ``not_names`` with case); each word field a frozenset of lower-case words."""
+    ``tags``: the languages merged, first wins (``("fr", "en")``). ``replies``, ``export`` and ``web``
+    (the words of ``lantern serve``'s page): text name -> template (``str.format`` placeholders, see
+    ``en.toml``). ``languages``: tag -> language name in the replies' language. Each rule field is a
+    tuple of compiled patterns (matched ignoring case; ``not_names`` with case); each word field a
+    frozenset of lower-case words."""
 
     tags: tuple[str, ...]
     replies: dict[str, str] = field(default_factory=dict)
     export: dict[str, str] = field(default_factory=dict)
+    web: dict[str, str] = field(default_factory=dict)
     languages: dict[str, str] = field(default_factory=dict)
     injection: tuple[re.Pattern, ...] = ()
     override_preamble: tuple[re.Pattern, ...] = ()
@@ -147,6 +149,7 @@ def _compiled(tag: str, data: dict) -> LanguageRules:
     return LanguageRules(
         tags=(tag,), replies={str(k): str(v) for k, v in data.get("replies", {}).items()},
         export={str(k): str(v) for k, v in data.get("export", {}).items()},
+        web={str(k): str(v) for k, v in data.get("web", {}).items()},
         languages={str(k): str(v) for k, v in data.get("languages", {}).items()},
         not_names=tuple(re.compile(p) for p in names.get("not_names", [])), **patterns, **words)
 
@@ -167,7 +170,7 @@ def language_rules(tag: str | None) -> LanguageRules:
                     for name in (*PATTERN_KEYS.values(), "not_names")}
     merged.update({key: getattr(own, key) | getattr(english, key) for key in (*WORD_KEYS, *QUOTE_WORD_KEYS)})
     return LanguageRules(tags=(base, REFERENCE), replies={**english.replies, **own.replies},
-                         export={**english.export, **own.export},
+                         export={**english.export, **own.export}, web={**english.web, **own.web},
                          languages=dict(own.languages), **merged)
 
 

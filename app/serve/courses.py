@@ -42,9 +42,13 @@ class ServedCourse:
 
     def as_json(self) -> dict:
         """One entry of ``GET /api/courses``: ``course_id``, ``title``, ``version``, ``language``
-        (None when unknown), ``guides`` (count) and ``degraded`` (named states)."""
+        (None when unknown), ``guides`` (count), ``degraded`` (named states) and ``words``: the page's
+        texts in the course's language (``[web]`` of app/i18n, English's for any it leaves out)."""
+        from ..i18n import language_rules
+
         return {"course_id": self.course_id, "title": self.title, "version": self.version,
-                "language": self.language or None, "guides": self.guides, "degraded": list(self.degraded)}
+                "language": self.language or None, "guides": self.guides, "degraded": list(self.degraded),
+                "words": dict(language_rules(self.language).web)}
 
 
 def _served(entry: CourseEntry) -> ServedCourse:

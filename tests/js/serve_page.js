@@ -15,10 +15,15 @@ class Element {
     this.value = "";
     this.disabled = false;
     this.options = [];
+    this.attributes = {};
+    this.lang = "";
     this._text = "";
     this.innerHTML = "";
   }
   get childNodes() { return this.children; }
+  get selectedIndex() { return this.options.findIndex((o) => o.value === this.value); }
+  getAttribute(name) { return name in this.attributes ? this.attributes[name] : null; }
+  setAttribute(name, value) { this.attributes[name] = String(value); }
   get firstChild() { return this.children[0] || null; }
   get textContent() { return this._text; }
   set textContent(text) { this._text = text; if (text === "") { this.children = []; } }
@@ -47,10 +52,21 @@ const ids = { course: "select", "ask-form": "form", question: "textarea", status
               stop: "button", ask: "button", new: "button" };
 const elements = {};
 Object.keys(ids).forEach((id) => { elements[id] = new Element(ids[id]); });
+// The page's translated texts (index.html's data-word attributes), with their English as written there.
+[["ask", "ask", "Ask"], ["stop", "stop", "Stop"], ["new", "new", "New conversation"]].forEach(([id, key, text]) => {
+  elements[id].setAttribute("data-word", key);
+  elements[id].textContent = text;
+});
+elements.conversation.setAttribute("data-label-word", "answers");
+elements.conversation.setAttribute("aria-label", "Answers");
+const root = new Element("html");
+const marked = (name) => Object.values(elements).filter((e) => e.getAttribute(name) !== null);
 const stored = new Map();
 const sent = [];
+let finding = "Finding passages…";
 const context = {
-  document: { getElementById: (id) => elements[id], createElement: (tag) => new Element(tag) },
+  document: { getElementById: (id) => elements[id], createElement: (tag) => new Element(tag), documentElement: root,
+              querySelectorAll: (selector) => marked(selector.slice(1, -1)) },
   location: { search: "" },
   sessionStorage: { getItem: (k) => (stored.has(k) ? stored.get(k) : null), setItem: (k, v) => stored.set(k, String(v)),
                     removeItem: (k) => stored.delete(k) },
@@ -72,15 +88,18 @@ function waitFor(test, ms) {
 async function askAndWait(text) {
   elements.question.value = text;
   elements["ask-form"].requestSubmit();
-  await waitFor(() => !elements.ask.disabled && elements.status.textContent !== "Finding passages…", 20000);
+  await waitFor(() => !elements.ask.disabled && elements.status.textContent !== finding, 20000);
 }
 
 (async () => {
   await waitFor(() => elements.course.options.length > 0 && elements.course.value, 10000);
+  finding = { fr: "Recherche des passages…", es: "Buscando pasajes…" }[root.lang] || "Finding passages…";
   await askAndWait(question);
   const first = { status: elements.status.textContent, conversation: elements.conversation.dump() };
   await askAndWait("Which pins does it use?");
   console.log(JSON.stringify({ course: elements.course.value, first, status: elements.status.textContent,
+                               lang: root.lang, buttons: [elements.ask.textContent, elements.stop.textContent, elements.new.textContent],
+                               label: elements.conversation.getAttribute("aria-label"),
                                turns: elements.conversation.children.length, history: JSON.parse(stored.get("lantern-history-" + elements.course.value) || "[]"),
                                sent }));
 })().catch((e) => { console.error(String(e)); process.exit(1); });

@@ -6,6 +6,20 @@
   var conversation = $("conversation"), stopButton = $("stop"), askButton = $("ask");
   var KEPT_TURNS = 6, MAX_CHARS = 2000;
   var controller = null;
+  // The page's words in the chosen course's language (GET /api/courses, app/i18n [web]); English until then.
+  var WORDS = {}, courseWords = {};
+  function w(key, english) { return WORDS[key] || english; }
+  function applyWords() {
+    WORDS = courseWords[course.value] || {};
+    var option = course.options[course.selectedIndex];
+    document.documentElement.lang = (option && option.lang) || "en";
+    Array.prototype.forEach.call(document.querySelectorAll("[data-word]"), function (node) {
+      node.textContent = w(node.getAttribute("data-word"), node.textContent);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-label-word]"), function (node) {
+      node.setAttribute("aria-label", w(node.getAttribute("data-label-word"), node.getAttribute("aria-label")));
+    });
+  }
 
   function historyKey() { return "lantern-history-" + course.value; }
   function loadHistory() {
@@ -27,18 +41,20 @@
         var option = el("option", "", c.title + (c.version ? " (" + c.version + ")" : ""));
         option.value = c.course_id;
         if (c.language) { option.lang = c.language; }
+        courseWords[c.course_id] = c.words || {};
         course.appendChild(option);
       });
       var known = Array.prototype.some.call(course.options, function (o) { return o.value === wanted; });
       course.value = known ? wanted : data["default"];
-    }).catch(function () { say("The list of courses could not be loaded; reload the page."); });
+      applyWords();
+    }).catch(function () { say(w("courses_failed", "The list of courses could not be loaded; reload the page.")); });
   }
 
   function sourcesList(answer, links) {
     var cited = answer.citations.length ? answer.citations : answer.sources;
     if (!cited.length) { return null; }
     var box = el("div", "sources");
-    box.appendChild(el("h3", "", answer.citations.length ? "Sources" : "Nearest sections"));
+    box.appendChild(el("h3", "", answer.citations.length ? w("sources", "Sources") : w("nearest", "Nearest sections")));
     var list = el("ul");
     cited.forEach(function (p) {
       var item = el("li"), link = el("a", "", "[" + p.n + "] " + p.source + (p.heading ? " › " + p.heading : ""));
@@ -55,24 +71,27 @@
   function handle(turn, parts, event, data) {
     if (event === "evidence") {
       parts.evidence.innerHTML = data.html;
-      say("Passages found. Checking a written answer…");
-    } else if (event === "queue" || event === "busy") {
-      say(data.message);
+      say(w("found", "Passages found. Checking a written answer…"));
+    } else if (event === "queue") {
+      var line = WORDS[data.ahead === 1 ? "queue_one" : "queue_other"];
+      say(line ? line.replace("{ahead}", String(data.ahead)) : data.message);
+    } else if (event === "busy") {
+      say(w("busy", data.message));
     } else if (event === "sentence") {
       if (!parts.checked.childNodes.length) {
-        parts.checked.appendChild(el("h3", "", "In short (each sentence checked against the passage it cites)"));
+        parts.checked.appendChild(el("h3", "", w("in_short", "In short (each sentence checked against the passage it cites)")));
       }
       var p = el("div", "sentence");
       p.innerHTML = data.html;
       parts.checked.appendChild(p);
-      say("Writing…");
+      say(w("writing", "Writing…"));
     } else if (event === "done") {
       if (!parts.evidence.childNodes.length) { parts.evidence.innerHTML = data.html; }
       var list = sourcesList(data.answer, data.links);
       if (list) { turn.appendChild(list); }
       if (data.answer.degraded.length) { turn.appendChild(el("p", "degraded", "(" + data.answer.degraded.join(", ") + ")")); }
       parts.answerText = data.answer.answer;
-      say("Answer complete.");
+      say(w("complete", "Answer complete."));
     } else if (event === "error") {
       turn.appendChild(el("p", "error", data.message));
       say(data.message);
@@ -111,7 +130,7 @@
     controller = new AbortController();
     askButton.disabled = true;
     stopButton.disabled = false;
-    say("Finding passages…");
+    say(w("finding", "Finding passages…"));
     fetch("/api/ask", {
       method: "POST", headers: { "Content-Type": "application/json" }, signal: controller.signal,
       body: JSON.stringify({ course: course.value, question: text, history: history })
@@ -121,7 +140,8 @@
       }
       return readEvents(response, function (name, data) { handle(turn, parts, name, data); });
     }).catch(function (e) {
-      say(e.name === "AbortError" ? "Stopped." : "The server could not be reached; check the connection and ask again.");
+      say(e.name === "AbortError" ? w("stopped", "Stopped.")
+        : w("unreachable", "The server could not be reached; check the connection and ask again."));
     }).then(function () {
       if (parts.answerText) {
         history.push({ role: "user", content: text.slice(0, MAX_CHARS) });
@@ -148,9 +168,12 @@
   $("new").addEventListener("click", function () {
     sessionStorage.removeItem(historyKey());
     conversation.textContent = "";
-    say("New conversation: the next question is read on its own.");
+    say(w("new_done", "New conversation: the next question is read on its own."));
     question.focus();
   });
-  course.addEventListener("change", function () { sessionStorage.setItem("lantern-course", course.value); });
+  course.addEventListener("change", function () {
+    sessionStorage.setItem("lantern-course", course.value);
+    applyWords();
+  });
   loadCourses();
 }());
