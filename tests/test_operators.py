@@ -20,6 +20,8 @@ from tests.fakes import FakeEmbedder
     ("What does `2>&1` do at the end of a command?", ["2>&1"]),
     ("Is it === or ==?", ["===", "=="]),
     ("¿Qué hace !$ en el historial?", ["!$"]),
+    ("What do <<<<<<< HEAD and ======= mean after a merge?", ["<<<<<<<", "======="]),  # the whole run
+    ("Is ================ a heading?", []),  # a longer run is a rule, not an operator
     ("Why?! What is the X pin... -- and C++ or C#?", []),  # punctuation, and symbols stuck to a word
 ])
 def test_operators_are_the_symbol_only_tokens(question, operators):

@@ -179,6 +179,17 @@ def test_relevant_needs_a_question_word_in_a_block_unless_none_has_one():
     assert relevant([heading_only, on_topic], _ctx("What is a relay called?")) == [heading_only, on_topic]
 
 
+def test_a_heading_that_asks_the_question_makes_its_passage_relevant():
+    # A FAQ: the heading is the student's question, the text answers it in other words.
+    faq = _blocks((_unit("This message means you may not run the file.",
+                         heading="Why does my command say Permission denied?"), 0.5))
+    other = _blocks((_unit("Type man and the command's name for its manual."), 0.1))
+    assert relevant([faq, other], _ctx("Why does my command say Permission denied?")) == [faq, other]
+    # one of its words in a heading is not the question
+    partial = _blocks((_unit("This message means you may not run the file.", heading="Permission"), 0.5))
+    assert relevant([partial, other], _ctx("Why does my command say Permission denied?")) == [other]
+
+
 # --- which blocks of a passage are quoted ----------------------------------------------------
 
 def test_second_block_needs_a_share_of_the_best_score_without_its_exact_bonus_and_room():

@@ -22,7 +22,7 @@ from ..text.grammar import LIST_MARKER, LIST_MARKER_TEXT
 from ..text.tokenize import DEFAULT_STEMMER, query_words, words_found
 from .blocks import Unit
 from .quotes import Quote
-from .scorers import Candidate, PassageBlocks, Query, exact_bonus, holds_question_word, stop_stems
+from .scorers import Candidate, PassageBlocks, Query, exact_bonus, heading_asks, holds_question_word, stop_stems
 from .settings import AnswerSettings
 
 #: A fence line of a code block (its info string, "```bash", is not a word of the block).
@@ -53,11 +53,14 @@ def near_best(passages: list[PassageBlocks], ctx: RuleContext) -> list[PassageBl
 
 def relevant(passages: list[PassageBlocks], ctx: RuleContext) -> list[PassageBlocks]:
     """``relevant``: the passages with a scoring block that holds a question word in its own text (a
-    heading alone is not enough, except for a ``name`` question); all of them when none has one."""
+    heading alone is not enough, except for a ``name`` question or a heading that asks the question
+    itself, :func:`~app.answer.scorers.heading_asks`: a FAQ's "Why does my command say Permission
+    denied?" over "This message means…"); all of them when none has one."""
     q = ctx.query
     words = [*q.words, *q.context]
     kept = [b for b in passages
-            if any(c.score > 0 and (q.kind == "name" or holds_question_word(c.unit, words, q.stemmer))
+            if any(c.score > 0 and (q.kind == "name" or holds_question_word(c.unit, words, q.stemmer)
+                                    or heading_asks(q, c.unit))
                    for c in b.candidates)]
     return kept or passages
 

@@ -107,6 +107,22 @@ def holds_question_word(unit: Unit, words: Sequence[Word], stemmer: str = DEFAUL
     return found_words(words, text_tokens(unit.match_text, stemmer), frozenset(), None, 0.0) > 0
 
 
+#: :func:`heading_asks`: the IDF-weighted share of the question's words a heading must hold to count as
+#: the question itself. Set by one case (a French FAQ, docs/answers.md, "rule-relevant"); not tuned.
+HEADING_ASKS_SHARE = 0.75
+
+
+def heading_asks(query: Query, unit: Unit) -> bool:
+    """Whether the block's heading holds at least :data:`HEADING_ASKS_SHARE` of the question's own words
+    (IDF-weighted; at least two words), as a FAQ heading that is the student's question does."""
+    words, weight = query.words, query.weight
+    if len(words) < 2 or not unit.heading:
+        return False
+    found = found_words(words, text_tokens(unit.heading, query.stemmer), frozenset(), weight, 0.0)
+    total = sum(weight(w) for w in words) if weight else len(words)
+    return found >= HEADING_ASKS_SHARE * total
+
+
 def word_share(query: Query, unit: Unit, settings: AnswerSettings) -> float:
     """``word_share``: the weighted share of the question's words the block holds, 0..1 (a word found
     only in its heading counts ``settings.heading_weight``; previous-turn words ``query.context_weight``

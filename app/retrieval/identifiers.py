@@ -28,9 +28,10 @@ def _looks_like_identifier(token: str) -> bool:
 
 
 #: An operator of shells and programming languages written with symbols only (``$@``, ``>>``, ``2>&1``,
-#: ``===``, ``!$``, ``&&``): no word of it reaches BM25 or FTS5, so it is looked for as written. Two to six
-#: characters; a run of question marks, exclamation marks, dots or dashes alone is punctuation.
-_OPERATOR = re.compile(r"(?<![\w$`])(\d?[$@#%&|<>*!~^=+:-]{2,5}\d?|\$[@#?*!0-9])(?![\w`])")
+#: ``===``, ``!$``, ``&&``, Git's ``<<<<<<<``): no word of it reaches BM25 or FTS5, so it is looked for as
+#: written, the whole run of symbols (two to eight; a longer run is a rule or a drawing); a run of question
+#: marks, exclamation marks, dots or dashes alone is punctuation.
+_OPERATOR = re.compile(r"(?<![\w`$@#%&|<>*!~^=+:-])(\d?[$@#%&|<>*!~^=+:-]{2,8}\d?|\$[@#?*!0-9])(?![\w`$@#%&|<>*!~^=+:-])")
 _PUNCTUATION = re.compile(r"[?!.\-]+|:-?|-:")
 
 
