@@ -113,6 +113,16 @@ def test_shape_bonus_finds_the_question_word_with_the_course_language_stemmer():
     assert shape_bonus(how, block, SETTINGS) == SETTINGS.how_bonus
 
 
+def test_a_definition_is_recognised_in_the_course_s_language():
+    settings = replace(SETTINGS, language="fr", stemmer="french")
+    name = make_query("Que veut dire $@ dans un script ?", language="fr", stemmer="french")
+    assert name.kind == "name"
+    defining = _unit("Dans un script, `$@` signifie tous les arguments.")
+    assert shape_bonus(name, defining, settings) == settings.name_bonus
+    assert shape_bonus(name, defining, SETTINGS) == 0.0  # English's words alone do not see "signifie"
+    assert shape_bonus(name, _unit("Écrivez `$@` entre guillemets dans un script."), settings) == 0.0
+
+
 def test_keys_to_press_answer_a_how_question():
     how = make_query("How do I stop a command that hangs?")
     keys = _unit("Stop it by pressing <kbd>Ctrl</kbd>+<kbd>C</kbd>.")

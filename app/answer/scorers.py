@@ -31,7 +31,6 @@ _URL = re.compile(r"https?://\S+")
 #: Keys to press (``<kbd>Ctrl</kbd>+<kbd>C</kbd>``): like a command, a "how do I" answer.
 _KEYS = re.compile(r"<kbd>", re.I)
 _LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s")
-_DEFINITION = re.compile(r"\b(is|are|means|called|known as|refers to|stands for|is short for)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -164,16 +163,25 @@ def has_value(text: str) -> bool:
     return bool(_HAS_VALUE.search(_URL.sub("", MARKDOWN_LINK.sub(r"\1", _LIST_NUMBER.sub("", text)))))
 
 
+@lru_cache(maxsize=16)
+def definition_words(language: str) -> re.Pattern:
+    """The words of a defining sentence in the course's ``language`` and English (``[quotes]`` ``defines``
+    of app/i18n), each matched whole, ignoring case."""
+    words = sorted(language_rules(language).defines, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(" + "|".join(re.escape(w) for w in words) + r")(?!\w)", re.I) if words \
+        else re.compile(r"(?!)")
+
+
 def shape_bonus(query: Query, unit: Unit, settings: AnswerSettings) -> float:
     """``shape_bonus``: when the block holds a question word in its own text and has the shape the
-    question's kind asks for, ``settings.how_bonus`` (code, a command, keys to press or numbered steps for ``how``),
-    ``name_bonus`` (a definition for ``name``) or ``value_bonus`` (a number or a name in code for
-    ``value``); else 0."""
+    question's kind asks for, ``settings.how_bonus`` (code, a command, keys to press or numbered steps
+    for ``how``), ``name_bonus`` (a definition for ``name``: :func:`definition_words` of the course's
+    language) or ``value_bonus`` (a number or a name in code for ``value``); else 0."""
     if not holds_question_word(unit, query.words, query.stemmer):
         return 0.0
     if query.kind == "how" and (unit.has_code or _KEYS.search(unit.text) or unit.is_steps):
         return settings.how_bonus
-    if query.kind == "name" and _DEFINITION.search(unit.match_text):
+    if query.kind == "name" and definition_words(settings.language).search(unit.match_text):
         return settings.name_bonus
     if query.kind == "value" and has_value(unit.text):
         return settings.value_bonus

@@ -38,7 +38,7 @@ PATTERN_KEYS = {
 #: The word lists of ``[names]``.
 WORD_KEYS = ("run_openers", "calendar", "stop_words", "not_a_name", "lesson_folders")
 #: The word lists of ``[quotes]`` (quote selection, app/answer/rules.py).
-QUOTE_WORD_KEYS = ("points_back",)
+QUOTE_WORD_KEYS = ("points_back", "defines")
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,8 @@ class LanguageRules:
     lesson_folders: frozenset[str] = frozenset()
     #: ``[quotes]``: words that open a sentence pointing back to the one before ("This…", "Cela…", "Esto…")
     points_back: frozenset[str] = frozenset()
+    #: ``[quotes]``: the words of a sentence that defines a term ("is", "means", "known as"; "signifie")
+    defines: frozenset[str] = frozenset()
 
     @property
     def language(self) -> str:
