@@ -71,7 +71,7 @@ def test_inspect_counts_kept_originals_apart_from_images(kept, capsys):
     assert main(["inspect", str(out)]) == 0
     text = capsys.readouterr().out
     assert "  images          1\n" in text and "  originals       1 (original files kept by build --keep-originals)" in text
-    assert "image and original-file digests verified" in text
+    assert "and all 2 images and original files match their digests" in text
 
 
 def test_originals_are_not_kept_by_default(tmp_path, qtbot):

@@ -95,9 +95,10 @@ class Inspection:
         """Human-readable report."""
         c = self.counts
         e = self.embedding
-        stored = "image" if not c.get("originals") else "image and original-file"
-        status = (f"ok ({self.integrity.sampled_chunks} chunk and {self.integrity.sampled_assets} {stored} digests "
-                  "verified; row counts agree)" if self.integrity.ok else "FAILED")
+        stored = ("image", "images") if not c.get("originals") else ("image or original file", "images and original files")
+        status = (f"ok ({_checked(self.integrity.sampled_chunks, c.get('chunks', 0), ('chunk', 'chunks'))} and "
+                  f"{_checked(self.integrity.sampled_assets, c.get('assets', 0), stored)} match their digests; "
+                  "row counts agree)" if self.integrity.ok else "FAILED")
         out = [f"{self.path}",
                f"  title           {self.title}",
                f"  course id       {self.course['id']}" + (" (from the file name)" if self.course["id_derived"] else ""),
@@ -149,6 +150,16 @@ def _without_fix(message: str) -> str:
     """A :class:`BundleError` message as a problem: without its closing fix ("; rebuild it with
     `lantern build`."), which ``inspect`` says once for every problem."""
     return re.sub(r";\s*(?:copy it again|rebuild it)[^;]*$", "", message.rstrip().rstrip("."))
+
+
+def _checked(sampled: int, total: int, what: tuple[str, str]) -> str:
+    """How many of ``total`` items (``what``: singular and plural) were checked: "no images", "the one
+    image", "all 3 images", "200 of 271 chunks (a sample)"."""
+    if total <= 0:
+        return f"no {what[1]}"
+    if total == 1:
+        return f"the one {what[0]}"
+    return f"all {total} {what[1]}" if sampled >= total else f"{sampled} of {total} {what[1]} (a sample)"
 
 
 def check_integrity(bundle: BundleReader, sample: int = DEFAULT_SAMPLE, *, sqlite_and_digest: bool = True) -> Integrity:
