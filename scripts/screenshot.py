@@ -258,7 +258,8 @@ def take(state: str, bundle: BundleReader, question: str, out: Path, timeout: fl
             window.search.box.setText(SEARCH)
             window.search.search()
             window.search.results.setFocus()
-            window.search._activated(window.search.results.item(0))
+            if window.search.results.count():  # another course may have no section on SEARCH: show the empty list
+                window.search._activated(window.search.results.item(0))
             QTimer.singleShot(500, save)
         elif state == "viewer":
             match = bundle.search_guides(VIEWER_PASSAGE, 1)[0]
