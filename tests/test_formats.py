@@ -184,6 +184,27 @@ def test_site_markup_lines_are_not_guide_text(tmp_path):
     assert "## Minute cards" in text and "Sticky notes show who needs help.\n\n" in text
 
 
+def test_a_lessons_questions_and_objectives_boxes_are_not_guide_text(tmp_path):
+    # The Carpentries Workbench opens each episode with its questions and objectives (a translated lesson
+    # names them "objectifs"); quoted as evidence, they answered nothing (the French shell lesson's
+    # objectives were quoted third for how to leave a command waiting for the keyboard).
+    (tmp_path / "01-intro.md").write_text(
+        "---\ntitle: Le shell\n---\n\n"
+        "::::::::::::::::::::::::::::: objectifs\n\n- Expliquer comment le shell est lié au clavier.\n\n"
+        "::::::::::::::::::::::::::::::::::::::::\n\n"
+        ":::::::::::::::::::::::::::::: questions\n\n- Qu'est-ce qu'un shell ?\n\n"
+        "::::::::::::::::::::::::::::::::::::::::\n\n"
+        "## Le shell\n\nBash est le shell le plus courant.\n\n"
+        "```markdown\n::: objectives\n- Kept: code is shown as written.\n:::\n```\n\n"
+        ":::::::::::::::::::::::::::::: keypoints\n\n- Le shell lit des commandes.\n\n"
+        "::::::::::::::::::::::::::::::::::::::::\n\n"
+        "::: {.objectives}\n- Never closed, so it runs to the end.\n", encoding="utf-8")
+    text = read_course(tmp_path).documents[0].text
+    assert "clavier" not in text and "Qu'est-ce" not in text and "Never closed" not in text
+    assert "Bash est le shell le plus courant." in text and "- Le shell lit des commandes." in text
+    assert "```markdown\n::: objectives\n- Kept: code is shown as written.\n:::\n```" in text
+
+
 def test_kramdown_markup_in_call_out_quotes_and_jekyll_site_roots_are_not_guide_text(tmp_path):
     # The Carpentries' Jekyll lessons (e.g. python-novice-gapminder-es) write call-outs as quotes, with the
     # attribute lists inside them, and link with {{ page.root }}; students saw "{: .solution}" after an

@@ -212,6 +212,18 @@ def test_second_block_needs_a_share_of_the_best_score_without_its_exact_bonus_an
     assert second_block([best], _blocks((best, 1.0), (weak, 0.3)), _ctx()) == [best]
 
 
+def test_second_block_passes_over_a_question_the_guide_asks():
+    # The French shell lesson: the guide's own question scored just above the Ctrl+C sentence.
+    best = _unit("Il attend que nous lui donnions des données.", 0)
+    rhetorical = _unit("Mais ne saisissons pas `*.pdb` après la commande ?", 1)
+    answer = _unit("Vous pouvez sortir de cet état avec <kbd>Ctrl</kbd>+<kbd>C</kbd>.", 2)
+    blocks = _blocks((best, 0.62), (rhetorical, 0.49), (answer, 0.48))
+    assert second_block([best], blocks, _ctx("Comment sortir ?")) == [best, answer]
+    assert second_block([best], _blocks((best, 0.62), (rhetorical, 0.49)), _ctx()) == [best]
+    spanish = _unit("¿Qué pasa si no le damos ningún nombre?", 1)
+    assert second_block([best], _blocks((best, 0.62), (spanish, 0.49), (answer, 0.48)), _ctx()) == [best, answer]
+
+
 def test_counting_brings_every_item_of_a_chosen_list():
     items = [_unit(f"- step {i}", order=i, kind="item", start=0) for i in range(3)]
     other = _unit("- elsewhere", order=3, kind="item", start=50)

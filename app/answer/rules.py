@@ -71,18 +71,26 @@ def second_block(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) ->
     """``second_block``: the next best blocks, up to ``blocks_per_passage`` in all, that score above 0
     and at least ``second_block_share`` of the best's score without its ``exact_bonus`` (else a block
     with the exact identifier pushes out the sentence that explains it), while the quoted blocks stay
-    within ``passage_quote_chars`` characters."""
+    within ``passage_quote_chars`` characters. A question the guide asks (:func:`asks`) is passed over:
+    it holds no fact ("…mais ne saisissons pas `*.pdb` après la commande ?" was quoted instead of the
+    Ctrl+C sentence after it; docs/answers.md, "Twelfth session")."""
     s = ctx.settings
     ranked = blocks.ranked()
     best = ranked[0]
     bar = best.score - (exact_bonus(ctx.query, best.unit, s) if s.on("exact_bonus") else 0.0)
     used = sum(len(u.text) for u in chosen)
     chosen = list(chosen)
-    for c in ranked[1:s.blocks_per_passage]:
+    for c in [c for c in ranked[1:] if not asks(c.unit)][:s.blocks_per_passage - 1]:
         if c.score > 0 and c.score >= s.second_block_share * bar and used + len(c.unit.text) <= s.passage_quote_chars:
             chosen.append(c.unit)
             used += len(c.unit.text)
     return chosen
+
+
+def asks(unit: Unit) -> bool:
+    """Whether ``unit`` is a question the guide asks (a sentence ending in "?", "¿…?" included): it holds
+    no fact itself, the text after it does."""
+    return unit.kind == "sentence" and unit.text.rstrip("*_ ").endswith("?")
 
 
 def counting(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) -> list[Unit]:
@@ -140,8 +148,7 @@ def guide_question(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) 
     brings the block after it, which answers it."""
     best = chosen[0]
     after = _after(best, blocks.candidates)
-    if best.kind == "sentence" and best.text.rstrip("*_ ").endswith("?") and after is not None \
-            and after not in chosen:
+    if asks(best) and after is not None and after not in chosen:
         return chosen + [after]
     return chosen
 

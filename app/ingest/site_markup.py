@@ -90,6 +90,49 @@ def _docfx_images(text: str) -> str:
     return _DOCFX_IMAGE.sub(image, text)
 
 
+#: Fenced-div boxes of a lesson's own questions and learning objectives (The Carpentries Workbench's
+#: ``:::: questions`` and ``:::: objectives`` at the top of an episode, and the names translated lessons
+#: give them: ``objectifs``, ``objetivos``, ``preguntas``). They list what the episode will teach, never
+#: the answer, yet their words are a student's question's words: the French shell lesson's objectives
+#: ("Expliquer comment le shell est lié au clavier…") were quoted third for "Comment sortir d'une
+#: commande qui attend des données au clavier ?" in place of the Ctrl+C passage. The older Jekyll
+#: lessons keep the same lists in front matter, which is never guide text; these are dropped the same
+#: way. Key points (``keypoints``) state facts and stay.
+LEARNING_BOXES = frozenset({"questions", "objectives", "objectifs", "objetivos", "preguntas"})
+
+
+def _box_name(line: str) -> str:
+    """The class of a fenced-div opening line (``:::::: objectives``, ``::: {.questions}``), lower case;
+    '' for any other line."""
+    stripped = line.strip(" \t\r\n")
+    if not stripped.startswith(":::"):
+        return ""
+    name = stripped.lstrip(":").strip(" \t").rstrip(":").strip(" \t")
+    return name.strip("{}").lstrip(".").split(" ", 1)[0].lower() if _DIV_NAME.fullmatch(name) else ""
+
+
+def _drop_learning_boxes(text: str) -> str:
+    """``text`` with every :data:`LEARNING_BOXES` box, outside code, made empty lines from its opening
+    marker to the first closing one (a line of colons only); a box never closed runs to the end of the
+    guide, as a site generator would read it."""
+    code = [(f.start, f.end) for f in fences(text)]
+    out: list[str] = []
+    offset = 0
+    inside = False
+    for line in text.splitlines(keepends=True):
+        in_code = any(s <= offset < e for s, e in code)
+        offset += len(line)
+        if not in_code and not inside and _box_name(line) in LEARNING_BOXES:
+            inside = True
+        elif inside and not in_code and line.strip(" \t\r\n").strip(":") == "" and ":::" in line:
+            inside = False
+        elif not inside:
+            out.append(line)
+            continue
+        out.append(line[len(line.rstrip("\r\n")):])
+    return "".join(out)
+
+
 def blank_site_markup(text: str) -> str:
     """``text`` with every line of site markup (:func:`_is_site_markup`) outside code blocks made
     empty; line breaks are kept, so the paragraphs around such a line separate as the site would
@@ -102,6 +145,8 @@ def blank_site_markup(text: str) -> str:
         text = _inline_attributes(text)
     if ":::image" in text:
         text = _docfx_images(text)
+    if ":::" in text:
+        text = _drop_learning_boxes(text)
     if ":::" not in text and "{:" not in text and "{%" not in text and not _PLACEHOLDER_WORD.search(text):
         return text
     code = [(f.start, f.end) for f in fences(text)]
