@@ -342,3 +342,23 @@ def test_adding_a_language_refuses_a_bad_code_or_an_existing_one():
         result = subprocess.run(["sh", script, *args], capture_output=True, text=True, timeout=60)
         assert result.returncode == 1 and result.stderr.strip() == said and result.stdout == ""
     assert not list(TS_DIR.glob("lantern_de*"))
+
+
+def test_the_degraded_states_stay_whole_in_a_narrow_french_status_bar(qtbot, windows, gui_bundle, language):
+    # French names the two degraded states in 77 characters; a status label's preferred width held 60, and
+    # the bar shared room fairly with the course, version and model labels, so a lab trial read "Recherche
+    # seule (pa…" in a 1,000-pixel window, though these are the one label that says the replies are
+    # limited. They keep their whole text; the other labels give up room.
+    language("fr")
+    window = shared.open_window(qtbot, windows, gui_bundle, None, embedder=False)
+    window.resize(1000, 700)
+    qtbot.wait(300)
+    degraded, course = window.degraded_label, window.course_label
+    qtbot.waitUntil(lambda: degraded.width() > 0, timeout=3000)
+    assert degraded.text() == "Recherche par mots-clés seulement; Recherche seule (pas de modèle de langage)"
+    assert degraded.shown_text() == degraded.text()
+    assert degraded.fontMetrics().horizontalAdvance(degraded.text()) <= degraded.contentsRect().width()
+    labels = [window.message_label, course, window.version_label, window.model_label, degraded]
+    assert sum(label.sizeHint().width() for label in labels if label.text()) > window.statusBar().width() - 100, \
+        "the bar is wide enough for everything: the test no longer shows the sharing"
+    assert any(label.shown_text() != label.text() for label in labels[1:4])  # the others gave up room

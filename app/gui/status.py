@@ -12,6 +12,7 @@ from .widgets import FitLabel
 from .words import DEGRADED_WORDS
 
 STATUS_CHARS = 24  # characters of a status message kept when the status bar is short (the rest is elided)
+DEGRADED_CHARS = 160  # characters of the degraded states' preferred width (both states, in any language)
 
 
 class StatusArea(QObject):
@@ -40,7 +41,8 @@ class StatusArea(QObject):
         self.version_label.setAccessibleName(tr("Corpus version and build date"))
         self.model_label = FitLabel(tr("model: loading…"), max_lines=1)
         self.model_label.setAccessibleName(tr("Language model"))
-        self.degraded_label = FitLabel("", max_lines=1)
+        # Its whole text is wanted: French names both states in 77 characters, more than HINT_CHARS.
+        self.degraded_label = FitLabel("", max_lines=1, hint_chars=DEGRADED_CHARS)
         self.degraded_label.setAccessibleName(tr("Limitations"))
         self.load_bar = QProgressBar()
         self.load_bar.setRange(0, 0)  # busy: loading has no measurable steps
@@ -55,22 +57,33 @@ class StatusArea(QObject):
 
     def fit(self) -> None:
         """Share the status bar when its texts don't all fit (a big font, a narrow window): the
-        message keeps up to :data:`STATUS_CHARS` characters, and the labels on the right give
-        up room in proportion to their length; each elided label has its whole text as tooltip."""
-        labels = [self.course_label, self.version_label, self.model_label, self.degraded_label]
+        message keeps up to :data:`STATUS_CHARS` characters; the degraded states (the one label that
+        says the replies are limited) keep their whole text while the others can still show their
+        minimum; the course, corpus version and model labels give up room in proportion to their
+        length. Each elided label has its whole text as tooltip."""
+        labels = [self.course_label, self.version_label, self.model_label]
         wants = [label.sizeHint().width() if label.text() else 0 for label in labels]
         spacing = 8
-        room = self.bar.width() - 24 - spacing * (len(labels) + 1)  # the size grip and the gaps
+        room = self.bar.width() - 24 - spacing * (len(labels) + 2)  # the size grip and the gaps
         if self.load_bar.isVisible():
             room -= self.load_bar.width() + spacing
         message = self.message_label
         keep = min(message.sizeHint().width(), message.minimumSizeHint().width()) if message.text() else 0
+        degraded = self.degraded_label
+        degraded_want = degraded.sizeHint().width() if degraded.text() else 0
         total = sum(wants)
-        share = (room - keep) / total if total and total + keep > room else None
-        for label, want in zip(labels, wants):
-            limit = 16_777_215 if share is None else max(label.minimumSizeHint().width(), int(want * share))
-            if label.maximumWidth() != limit:
-                label.setMaximumWidth(limit)
+        if total + degraded_want + keep <= room:
+            limits = [None] * (len(labels) + 1)
+        else:
+            smallest = sum(label.minimumSizeHint().width() for label, want in zip(labels, wants) if want)
+            first = min(degraded_want, max(room - keep - smallest, degraded.minimumSizeHint().width()))
+            share = max(room - keep - first, 0) / total if total else 0.0
+            limits = [max(label.minimumSizeHint().width(), int(want * share)) for label, want in zip(labels, wants)]
+            limits.append(max(degraded.minimumSizeHint().width(), first) if degraded_want else None)
+        for label, limit in zip([*labels, degraded], limits):
+            width = 16_777_215 if limit is None else limit
+            if label.maximumWidth() != width:
+                label.setMaximumWidth(width)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if obj is self.bar and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):

@@ -49,12 +49,15 @@ class FitLabel(QLabel):
     line (the status bar), n shows at most n lines; it can be narrowed to ``min_chars``
     characters (fewer when the text is shorter). :meth:`text` is the whole text;
     :meth:`shown_text` the lines as shown. The label's height follows its width
-    (height-for-width), and it follows font changes at once."""
+    (height-for-width), and it follows font changes at once. Its preferred width holds ``hint_chars``
+    characters (default :data:`HINT_CHARS`)."""
 
-    def __init__(self, text: str = "", max_lines: int = 0, parent=None, min_chars: int = MIN_CHARS) -> None:
+    def __init__(self, text: str = "", max_lines: int = 0, parent=None, min_chars: int = MIN_CHARS,
+                 hint_chars: int = HINT_CHARS) -> None:
         super().__init__(parent)
         self.max_lines = max_lines
         self.min_chars = min_chars
+        self.hint_chars = hint_chars
         self._full = ""
         self._tip = ""
         self._clipped = False
@@ -164,7 +167,7 @@ class FitLabel(QLabel):
         return text_width + self._chrome()[0]
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        width = self._natural_width(HINT_CHARS)
+        width = self._natural_width(self.hint_chars)
         return QSize(width, self.heightForWidth(width))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
