@@ -72,6 +72,7 @@ class StatusArea(QObject):
         degraded = self.degraded_label
         degraded_want = degraded.sizeHint().width() if degraded.text() else 0
         total = sum(wants)
+        limits: list[int | None]
         if total + degraded_want + keep <= room:
             limits = [None] * (len(labels) + 1)
         else:
