@@ -19,7 +19,7 @@ import pytest
 
 from app.cli import main
 from app.records import Answer
-from app.report.log import MAX_QUESTION_CHARS, LogError, QuestionLog, new_question
+from app.report.log import MAX_QUESTION_CHARS, LogError, QuestionLog, _use_wal, new_question
 from app.report.recorder import PAUSED_WORDS, ReplyRecorder, log_path, report_enabled
 from app.report.render import csv_cell, report_csv, report_html
 from app.report.topics import group_topics
@@ -175,6 +175,30 @@ def test_two_writers_at_once_lose_nothing(tmp_path):
     rows = _rows_in(path)
     assert len(rows) == 300 and len({r.id for r in rows}) == 300
     assert sum("window-1" in r.question for r in rows) == 150
+
+
+def test_switching_to_wal_waits_out_a_busy_answer_from_another_window():
+    """SQLite may answer BUSY to the switch at once, without its busy timeout (the CI run of
+    2026-12-02 lost a window that way); the open retries instead of failing."""
+
+    class _Conn:
+        def __init__(self, busy: int) -> None:
+            self.busy, self.mode = busy, "delete"
+
+        def execute(self, sql: str):
+            if sql.endswith("=WAL"):
+                if self.busy:
+                    self.busy -= 1
+                    raise apsw.BusyError("database is locked")
+                self.mode = "wal"
+            return self
+
+        def fetchall(self) -> list[tuple[str]]:
+            return [(self.mode,)]
+
+    conn = _Conn(busy=3)
+    _use_wal(conn)  # type: ignore[arg-type]
+    assert conn.mode == "wal" and conn.busy == 0
 
 
 # --- retention, purge, export, merge -------------------------------------------------------

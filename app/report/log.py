@@ -27,6 +27,7 @@ import datetime as dt
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -142,6 +143,23 @@ def _connect(path: Path) -> apsw.Connection:
     return conn
 
 
+def _use_wal(conn: apsw.Connection) -> None:
+    """Put the log in WAL mode (kept in the file, so done once per log). Switching needs a lock no
+    other connection holds, and SQLite answers BUSY at once rather than waiting on the busy
+    timeout when another window is writing at that moment; so it is retried every 50 ms for up
+    to :data:`BUSY_TIMEOUT_MS`. Raises ``apsw.BusyError`` past that."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchall()[0][0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _exists_problem(path: Path) -> str:
     """Why ``path`` cannot hold the log ('' when it can)."""
     if path.is_dir():
@@ -168,7 +186,7 @@ class QuestionLog:
                 _check_format(self.conn, self.path, create=True)
                 if not _has_language(self.conn):  # a log written before the column existed
                     self.conn.execute("ALTER TABLE questions ADD COLUMN language TEXT")
-            self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            _use_wal(self.conn)
             self.conn.execute("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON")
             self.apply_retention(retention_days, today=today)
         except (apsw.Error, OSError, LogError) as exc:
