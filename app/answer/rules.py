@@ -73,7 +73,7 @@ def second_block(chosen: list[Unit], blocks: PassageBlocks, ctx: RuleContext) ->
     with the exact identifier pushes out the sentence that explains it), while the quoted blocks stay
     within ``passage_quote_chars`` characters. A question the guide asks (:func:`asks`) is passed over:
     it holds no fact ("…mais ne saisissons pas `*.pdb` après la commande ?" was quoted instead of the
-    Ctrl+C sentence after it; docs/answers.md, "Twelfth session")."""
+    Ctrl+C sentence after it; docs/answers.md, "A lesson's own questions")."""
     s = ctx.settings
     ranked = blocks.ranked()
     best = ranked[0]
