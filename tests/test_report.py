@@ -19,7 +19,8 @@ import pytest
 
 from app.cli import main
 from app.records import Answer
-from app.report.log import MAX_QUESTION_CHARS, LogError, QuestionLog, _use_wal, new_question
+from app.report.log import MAX_QUESTION_CHARS, LogError, QuestionLog, new_question
+from app.report.logfile import use_wal
 from app.report.recorder import PAUSED_WORDS, ReplyRecorder, log_path, report_enabled
 from app.report.render import csv_cell, report_csv, report_html
 from app.report.topics import group_topics
@@ -197,7 +198,7 @@ def test_switching_to_wal_waits_out_a_busy_answer_from_another_window():
             return [(self.mode,)]
 
     conn = _Conn(busy=3)
-    _use_wal(conn)  # type: ignore[arg-type]
+    use_wal(conn)  # type: ignore[arg-type]
     assert conn.mode == "wal" and conn.busy == 0
 
 

@@ -13,7 +13,7 @@ is read with every language unknown, and gets the column, empty, when opened as 
 earlier Lantern names the columns it reads and writes, so it still reads, merges and writes a file
 with the column (leaving it empty).
 
-The file is in WAL mode with a busy timeout of :data:`BUSY_TIMEOUT_MS`, so two windows (or a
+The file is in WAL mode with a busy timeout (app/report/logfile.py), so two windows (or a
 window and ``lantern ask``) write to it at once, and a process killed mid-write leaves the last
 committed rows readable. Rows have a random 32-hex-digit ``id`` made when the question is
 logged: it stays the same in exported copies, so merging a file twice adds nothing twice.
@@ -27,16 +27,14 @@ import datetime as dt
 import json
 import os
 import re
-import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
 
 from ..errors import LanternError
+from .logfile import connect, describe_error, use_wal, writing
 
 #: The ``log_meta.format`` value that marks a Lantern question log (and an exported copy).
 LOG_FORMAT = "lantern-question-log"
@@ -49,8 +47,6 @@ MAX_QUESTION_CHARS = 2000
 #: :data:`MAX_ITEM_CHARS` characters.
 MAX_ITEMS = 20
 MAX_ITEM_CHARS = 300
-#: Milliseconds a writer waits for another process's write to finish before giving up.
-BUSY_TIMEOUT_MS = 5000
 #: Default retention limit in days.
 DEFAULT_RETENTION_DAYS = 90
 #: The reply states of ``lantern ask --json`` (app/records.py) and the four groups the report uses.
@@ -137,29 +133,6 @@ def _capped(items) -> tuple[str, ...]:
     return tuple(str(item)[:MAX_ITEM_CHARS] for item in list(items)[:MAX_ITEMS])
 
 
-def _connect(path: Path) -> apsw.Connection:
-    conn = apsw.Connection(str(path))
-    conn.setbusytimeout(BUSY_TIMEOUT_MS)
-    return conn
-
-
-def _use_wal(conn: apsw.Connection) -> None:
-    """Put the log in WAL mode (kept in the file, so done once per log). Switching needs a lock no
-    other connection holds, and SQLite answers BUSY at once rather than waiting on the busy
-    timeout when another window is writing at that moment; so it is retried every 50 ms for up
-    to :data:`BUSY_TIMEOUT_MS`. Raises ``apsw.BusyError`` past that."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            if conn.execute("PRAGMA journal_mode").fetchall()[0][0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode=WAL").fetchall()
-            return
-        except apsw.BusyError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 def _exists_problem(path: Path) -> str:
     """Why ``path`` cannot hold the log ('' when it can)."""
     if path.is_dir():
@@ -180,13 +153,13 @@ class QuestionLog:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = _connect(self.path)
-            with _writing(self.conn):  # a foreign file is refused before anything of it changes
+            self.conn = connect(self.path)
+            with writing(self.conn):  # a foreign file is refused before anything of it changes
                 self.conn.execute(_SCHEMA)
                 _check_format(self.conn, self.path, create=True)
                 if not _has_language(self.conn):  # a log written before the column existed
                     self.conn.execute("ALTER TABLE questions ADD COLUMN language TEXT")
-            _use_wal(self.conn)
+            use_wal(self.conn)
             self.conn.execute("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON")
             self.apply_retention(retention_days, today=today)
         except (apsw.Error, OSError, LogError) as exc:
@@ -208,13 +181,13 @@ class QuestionLog:
     def add(self, row: LoggedQuestion) -> None:
         """Write ``row`` (committed before returning). Raises ``apsw.Error`` (a full disk, a
         read-only file, a lock held past the busy timeout)."""
-        with _writing(self.conn):
+        with writing(self.conn):
             _insert(self.conn, row)
 
     def set_helped(self, row_id: str, helped: bool) -> bool:
         """Record the "did this help?" answer of row ``row_id``; False when there is no such row
         (purged meanwhile). Raises ``apsw.Error`` as :meth:`add`."""
-        with _writing(self.conn):
+        with writing(self.conn):
             self.conn.execute("UPDATE questions SET helped = ? WHERE id = ?", (int(helped), row_id))
             return self.conn.changes() > 0
 
@@ -225,7 +198,7 @@ class QuestionLog:
     def purge(self, course: str | None = None) -> int:
         """Delete every row (of ``course`` only, when given) and shrink the file so the deleted
         text is gone from it; returns how many rows were deleted."""
-        with _writing(self.conn):
+        with writing(self.conn):
             if course:
                 self.conn.execute("DELETE FROM questions WHERE course_id = ?", (course,))
             else:
@@ -238,7 +211,7 @@ class QuestionLog:
     def apply_retention(self, days: int, *, today: dt.date | None = None) -> int:
         """Delete the rows older than ``days`` days; returns how many."""
         cutoff = ((today or dt.date.today()) - dt.timedelta(days=max(1, days))).isoformat()
-        with _writing(self.conn):
+        with writing(self.conn):
             self.conn.execute("DELETE FROM questions WHERE day < ?", (cutoff,))
             return self.conn.changes()
 
@@ -254,10 +227,10 @@ class QuestionLog:
                            "for example on a USB stick.")
         tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
         try:
-            conn = _connect(tmp)
+            conn = connect(tmp)
             try:
                 conn.execute("PRAGMA journal_mode=DELETE").fetchall()
-                with _writing(conn):
+                with writing(conn):
                     conn.execute(_SCHEMA)
                     _check_format(conn, tmp, create=True)
                     for row in rows:
@@ -281,7 +254,7 @@ class QuestionLog:
         rows = read_export(source)
         cutoff = ((today or dt.date.today()) - dt.timedelta(days=max(1, retention_days))).isoformat()
         added = 0
-        with _writing(self.conn):
+        with writing(self.conn):
             for row in rows:
                 if row.day < cutoff:
                     continue
@@ -292,19 +265,6 @@ class QuestionLog:
                 elif have[0][0] is None and row.helped is not None:
                     self.conn.execute("UPDATE questions SET helped = ? WHERE id = ?", (int(row.helped), row.id))
         return added, len(rows) - added
-
-
-@contextmanager
-def _writing(conn: apsw.Connection) -> Iterator[None]:
-    """A write transaction that takes the write lock at once (``BEGIN IMMEDIATE``, waiting up to
-    the busy timeout for another writer): committed at the end, rolled back on an exception."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _insert(conn: apsw.Connection, row: LoggedQuestion) -> None:
@@ -391,21 +351,6 @@ def read_export(source: Path) -> list[LoggedQuestion]:
                        "Export it again from its PC.") from exc
     finally:
         conn.close()
-
-
-def describe_error(exc: BaseException) -> str:
-    """A short clause saying what went wrong: "the disk is full", "it is read-only", …"""
-    if isinstance(exc, apsw.NotADBError):
-        return "not a database file"
-    if isinstance(exc, apsw.CorruptError):
-        return "the file is damaged"
-    if isinstance(exc, apsw.FullError):
-        return "the disk is full"
-    if isinstance(exc, (apsw.ReadOnlyError, PermissionError)):
-        return "it is read-only"
-    if isinstance(exc, OSError):
-        return exc.strerror or exc.__class__.__name__
-    return str(exc).split(":")[-1].strip() or exc.__class__.__name__
 
 
 def _open_problem(path: Path, exc: BaseException) -> str:
