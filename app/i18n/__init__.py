@@ -33,7 +33,8 @@ PATTERN_KEYS = {
     ("screening", "off_topic"): "off_topic", ("question", "outline"): "outline",
     ("question", "definition"): "definition", ("question", "refers_back"): "refers_back",
     ("question", "counting"): "counting", ("question", "how"): "how", ("question", "name"): "name",
-    ("question", "value"): "value", ("names", "named_feature"): "named_feature",
+    ("question", "value"): "value", ("question", "timetable"): "timetable",
+    ("names", "named_feature"): "named_feature",
 }
 #: The word lists of ``[names]``.
 WORD_KEYS = ("run_openers", "calendar", "stop_words", "not_a_name", "lesson_folders")
@@ -66,6 +67,8 @@ class LanguageRules:
     how: tuple[re.Pattern, ...] = ()
     name: tuple[re.Pattern, ...] = ()
     value: tuple[re.Pattern, ...] = ()
+    #: ``[question] timetable``: a question asking when a class, exam or deadline is (app/retrieval/gate_timetable.py)
+    timetable: tuple[re.Pattern, ...] = ()
     named_feature: tuple[re.Pattern, ...] = ()
     not_names: tuple[re.Pattern, ...] = ()
     run_openers: frozenset[str] = frozenset()

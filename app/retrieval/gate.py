@@ -9,11 +9,13 @@ Two signals, combined by :func:`has_strong_evidence` (pure):
   ("Modbus", "Node-RED", "MicroPython", "A4988") is about something else, however
   similar its other words are (:mod:`app.retrieval.gate_names` says what a name is;
   :mod:`app.retrieval.gate_terms` holds the rules for a defined term, code-shaped key
-  terms, named features and bare values).
+  terms, named features and bare values; :mod:`app.retrieval.gate_timetable` the rule for a
+  question about when the class meets).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,6 +30,7 @@ from .gate_terms import (  # noqa: F401  (re-exported)
     missing_key_terms,
     undefined_term,
 )
+from .gate_timetable import timetable_unanswered
 
 
 def outside_embedding_languages(question: str) -> bool:
@@ -78,7 +81,7 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
           identifiers: Callable[[str], list[str]], lexical_coverage: Callable[[bool], float],
           empty_guides: bool, min_similarity: float, min_coverage: float,
           words_near: Callable[[list[str]], bool] | None = None, language: str = "",
-          stemmer: str = DEFAULT_STEMMER) -> Judgement:
+          stemmer: str = DEFAULT_STEMMER, passages: Sequence[str] = ()) -> Judgement:
     """Whether retrieval's hits are evidence for ``question`` (the rules of docs/retrieval.md, in
     order): a question naming something the course never mentions (:func:`unknown_names`,
     :func:`undefined_term`, :func:`missing_key_terms`, :func:`missing_features`,
@@ -91,7 +94,8 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     (optional: whether a list of words occurs in one chunk within NEAR_TOKENS tokens) are the
     course lookups the name rules use; ``language`` the course's tag (its rules, app/i18n, count
     with English's); ``stemmer`` the one the lexical index was cut with (``in_vocabulary`` is asked
-    for its stems)."""
+    for its stems). ``passages``: the retrieved chunks' texts, best first; a timetable question
+    none of them answers with a time or a date has no evidence (:func:`timetable_unanswered`)."""
     names = unknown_names(question, in_vocabulary, phrase_found, language, stemmer)
     term = undefined_term(question, in_vocabulary, phrase_found, words_near, language, stemmer)
     if term and term not in names:
@@ -113,4 +117,6 @@ def judge(question: str, *, best_similarity: float | None, exact_matches: int,
     elif not has_evidence and not names and outside_embedding_languages(question):
         # The English embedding model cannot judge this question: judge it lexically.
         has_evidence = lexical_coverage(True) >= min_coverage
+    if has_evidence and timetable_unanswered(question, passages, language):
+        has_evidence = False
     return Judgement(has_evidence, tuple(names))

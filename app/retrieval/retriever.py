@@ -274,7 +274,7 @@ class Retriever:
                           lexical_coverage=lambda known_only: self._best_coverage(query, lexical_ids, known_only),
                           empty_guides=bool(empty), min_similarity=self.settings.min_similarity,
                           min_coverage=self.settings.min_lexical_coverage, language=self.language,
-                          stemmer=self.stemmer)
+                          stemmer=self.stemmer, passages=[hit.text for hit in hits])
         return Retrieval(query=query, hits=hits, has_evidence=judgement.has_evidence, degraded=self.degraded,
                          timings_ms=timings, best_similarity=best_similarity, exact_matches=len(exact_ids),
                          unknown_names=judgement.missing, empty_guides=empty)
