@@ -35,14 +35,45 @@ _OPERATOR = re.compile(r"(?<![\w`$@#%&|<>*!~^=+:-])(\d?[$@#%&|<>*!~^=+:-]{2,8}\d
 _PUNCTUATION = re.compile(r"[?!.\-]+|:-?|-:")
 
 
+#: The symbols a question may ask about one at a time (``#``, ``*``, ``~``, ``|``, ``>``).
+_SYMBOLS = "#*~|><&;!$%^"
+#: A symbol named as one: "le joker *", "el carácter #", "the pipe |".
+_NAMED_SYMBOL = re.compile(r"\b(?:caract[eè]res?|symboles?|op[ée]rateurs?|jokers?|signes?|car[áa]cter(?:es)?|"
+                           r"s[íi]mbolos?|operador(?:es)?|comod[íi]n(?:es)?|signos?|characters?|symbols?|"
+                           rf"operators?|wildcards?|signs?|pipe|tilde|hash)\s+([{re.escape(_SYMBOLS)}])(?=[\s?,.!]|$)",
+                           re.IGNORECASE)
+#: A symbol standing alone between spaces; "!" and ";" are left out, as French sets them apart ("Merci !").
+_LONE_SYMBOL = re.compile(r"(?:^|(?<=[\s¿¡]))([#*~|><&$%^])(?=[\s?,.!]|$)")
+#: Words of a question short enough that a symbol alone in it is what it asks about ("¿Qué hace #?",
+#: "What does | do?", "Que fait > ?"). Not measured: the longest of these shapes is four words.
+SYMBOL_QUESTION_WORDS = 6
+
+
+def symbols_asked(question: str) -> list[str]:
+    """The single symbols ``question`` asks about, in order, de-duplicated: one in backticks
+    (`` `#` ``), one after a word naming it ("le joker *", "el carácter #"), or the one symbol
+    standing alone in a question of at most :data:`SYMBOL_QUESTION_WORDS` words. A symbol is too
+    common to look for as written (every comment, heading and product holds ``#``), so it is
+    looked for as a guide explains it: in inline code (:func:`extract_operators`)."""
+    found = re.findall(rf"`([{re.escape(_SYMBOLS)}])`", question) + _NAMED_SYMBOL.findall(question)
+    if not found:
+        lone = _LONE_SYMBOL.findall(question)
+        if len(lone) == 1 and len(re.findall(r"\w+", question)) <= SYMBOL_QUESTION_WORDS:
+            found = lone
+    return list(dict.fromkeys(found))
+
+
 def extract_operators(question: str, limit: int = 3) -> list[str]:
-    """Symbol-only operators of ``question`` (``$@``, ``>>``, ``2>&1``), in order, de-duplicated, at most
-    ``limit``; searched as written (:meth:`app.bundle.reader.BundleReader.chunks_containing`)."""
+    """Symbol-only operators of ``question`` (``$@``, ``>>``, ``2>&1``), in order, de-duplicated, then
+    the single symbols it asks about (:func:`symbols_asked`) in backticks, as a guide writes one it
+    explains (`` `#` ``); at most ``limit``. Searched as written
+    (:meth:`app.bundle.reader.BundleReader.chunks_containing`)."""
     out: list[str] = []
     for match in _OPERATOR.finditer(question.replace("`", " ")):
         token = match.group(1)
         if not _PUNCTUATION.fullmatch(token) and token not in out:
             out.append(token)
+    out += [f"`{symbol}`" for symbol in symbols_asked(question)]
     return out[:limit]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 
 import numpy as np
 
@@ -22,17 +22,15 @@ from ..records import Hit
 from ..text.lexical import LexicalIndex, bundle_stemmer
 from ..text.tokenize import coverage, document_tokens, query_words
 from ..usertext import clean_user_text
+from .exact import exact_candidates
 from .folders import MIN_TITLE_WORDS, FolderIndex, normalize_words
 from .followups import previous_user_turn, retrieval_query
 from .fusion import additive_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from .gate import NEAR_TOKENS, judge
-from .identifiers import extract_identifiers, extract_operators, holds_operator
+from .identifiers import extract_identifiers
 from .reorder import follow_links, navigation_last
 from .rerank import Relevance, rerank
 from .settings import DEFAULT_FUSION, FUSIONS, KEYWORD_ONLY, LEGS, MAX_QUERY_CHARS, QUERY_CACHE_SIZE, RetrievalSettings
-
-#: Chunks holding an operator read before the best by BM25 are kept (``>>`` may be in hundreds). Not measured.
-OPERATOR_SCAN = 200
 
 
 @dataclass(frozen=True)
@@ -60,8 +58,9 @@ class Retrieval:
 class _Candidates:
     """One search's candidates, leg by leg: ``lexical_ids`` (best BM25 first, score > 0) and
     ``bm25`` (the score of every chunk, chunk id - 1 indexed; None without the lexical leg),
-    ``exact_ids`` (exact-identifier matches), ``semantic`` (``[(chunk id, cosine distance)]``
-    nearest first) and ``vector`` (the query's unit vector; None without the semantic leg),
+    ``exact_ids`` (exact-identifier matches; ``symbol_ids``, those explaining a symbol asked about),
+    ``semantic`` (``[(chunk id, cosine distance)]`` nearest first) and ``vector`` (the query's unit
+    vector; None without the semantic leg),
     ``similarity`` (chunk id -> cosine similarity, -1..1, higher is more alike; filled in as
     fusion scores more candidates), ``folder_ids`` and ``folder_lists`` (the named folders' chunks,
     and their best per leg)."""
@@ -69,6 +68,7 @@ class _Candidates:
     lexical_ids: list[int] = field(default_factory=list)
     bm25: np.ndarray | None = None
     exact_ids: list[int] = field(default_factory=list)
+    symbol_ids: list[int] = field(default_factory=list)
     semantic: list[tuple[int, float]] = field(default_factory=list)
     vector: np.ndarray | None = None
     similarity: dict[int, float] = field(default_factory=dict)
@@ -184,7 +184,8 @@ class Retriever:
             timings["lexical"] = _ms_since(t0)
         if "exact" in legs:
             t0 = time.perf_counter()
-            found.exact_ids = self._exact_candidates(question, found.bm25)
+            found.exact_ids, found.symbol_ids = exact_candidates(self.bundle, question, self.settings.exact_candidates,
+                                                                 found.bm25)
             timings["exact"] = _ms_since(t0)
         if self.embedder is not None and "semantic" in legs:
             t0 = time.perf_counter()
@@ -201,26 +202,11 @@ class Retriever:
             timings["folders"] = _ms_since(t0)
         return found
 
-    def _exact_candidates(self, question: str, bm25: np.ndarray | None = None) -> list[int]:
-        """Chunk ids containing an identifier of ``question`` verbatim (FTS5 phrase search, each
-        identifier's in turn, :func:`extract_identifiers`), then an operator written with symbols only
-        (:func:`extract_operators`: ``$@``, ``>>``; found as written, the chunks holding it best BM25
-        first), at most ``exact_candidates``."""
-        exact_ids: list[int] = []
-        k = self.settings.exact_candidates
-        for phrase in extract_identifiers(question):
-            exact_ids.extend(cid for cid in self.bundle.fts_phrase(phrase, k) if cid not in exact_ids)
-        for operator in extract_operators(question):
-            holding = self.bundle.chunks_containing(operator, OPERATOR_SCAN, partial(holds_operator, operator=operator))
-            if bm25 is not None:
-                holding.sort(key=lambda cid: (-float(bm25[cid - 1]), cid))
-            exact_ids.extend(cid for cid in holding[:k] if cid not in exact_ids)
-        return exact_ids[:k]
-
     def _rank(self, query: str, found: _Candidates, k: int) -> tuple[list[tuple[int, float]], dict]:
         """At most ``k`` ``[(chunk id, fused score)]``, best first, and the chunk rows read so far:
         the legs fused (:meth:`_fuse`), navigation pages last (:func:`navigation_last`), at most
-        ``per_source`` chunks a guide (:func:`diversify_sources`), the named folders' chunks first,
+        ``per_source`` chunks a guide (:func:`diversify_sources`), the named folders' chunks first (and
+        before them the chunks explaining a symbol asked about, :func:`~app.retrieval.exact.exact_candidates`),
         then the pages linked from a hit followed (:func:`follow_links`)."""
         fused = self._fuse(query, found.lexical_ids, found.semantic_ids, found.exact_ids, found.bm25, found.vector,
                            found.similarity, found.folder_lists)
@@ -241,6 +227,9 @@ class Retriever:
         folder_ids = found.folder_ids
         if folder_ids:  # stable: the named folder's chunks first, each group in fused order
             fused = [f for f in fused if f[0] in folder_ids] + [f for f in fused if f[0] not in folder_ids]
+        if found.symbol_ids:  # then the chunks explaining a symbol asked about ("¿Qué hace #?") lead
+            first = set(found.symbol_ids)
+            fused = [f for f in fused if f[0] in first] + [f for f in fused if f[0] not in first]
         fused = fused[:k]
         rows.update(self.bundle.chunks([cid for cid, _ in fused if cid not in rows]))
         fused = follow_links(fused, rows, self.bundle.first_chunks, k)
